@@ -1,0 +1,4 @@
+export { createCredentialStore, CredentialStore } from './credential-store';
+export type { CredentialStoreOptions } from './credential-store';
+export { runNode } from './run-node';
+export type { RunNodeOptions, RunNodeResult } from './run-node';

@@ -1,0 +1,32 @@
+/**
+ * Registers the process-wide services n8n-core's execution contexts fetch from its DI container.
+ * Plain JS because @n8n/di is n8n-core's own dependency (a different copy from the top-level one),
+ * so it must be resolved from n8n-core's location to share the same Container instance.
+ */
+const path = require('node:path');
+const { InstanceSettings } = require('n8n-core');
+
+const n8nCoreDir = path.dirname(require.resolve('n8n-core'));
+const { Container } = require(require.resolve('@n8n/di', { paths: [n8nCoreDir] }));
+
+/**
+ * The real InstanceSettings reads (and on first use writes) ~/.n8n/config to obtain an
+ * encryption key; tests must not touch the home directory, so a fixed in-memory one stands in.
+ */
+function registerInstanceSettings() {
+	const settings = Object.create(InstanceSettings.prototype);
+	Object.assign(settings, {
+		instanceId: 'harness-instance-id',
+		hmacSignatureSecret: 'harness-hmac-signature-secret',
+		instanceType: 'main',
+		instanceRole: 'leader',
+		settings: { encryptionKey: 'harness-encryption-key' },
+	});
+	Container.set(InstanceSettings, settings);
+}
+
+function registerN8nServices() {
+	registerInstanceSettings();
+}
+
+module.exports = { registerN8nServices };

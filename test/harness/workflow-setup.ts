@@ -1,0 +1,163 @@
+import { ExecutionLifecycleHooks, ExternalSecretsProxy } from 'n8n-core';
+import { NodeHelpers, UnexpectedError, Workflow } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INode,
+	INodeCredentials,
+	INodeParameters,
+	INodeType,
+	INodeTypes,
+	IVersionedNodeType,
+	IWorkflowBase,
+	IWorkflowExecuteAdditionalData,
+	WorkflowExecuteMode,
+} from 'n8n-workflow';
+
+import type { CredentialStore } from './credential-store';
+import { registerN8nServices } from './n8n-services';
+
+registerN8nServices();
+
+export const PACKAGE_NAME = 'n8n-nodes-contact-center';
+
+const INSTANCE_BASE_URL = 'http://localhost:5678';
+
+export type AnyNodeType = INodeType | IVersionedNodeType;
+
+export interface WorkflowSetupOptions {
+	nodeType: AnyNodeType;
+	parameters: INodeParameters;
+	credentials?: CredentialStore;
+	typeVersion?: number;
+	continueOnFail?: boolean;
+	/** Workflow static data; pass the same object to several runs to persist it between them. */
+	staticData?: IDataObject;
+}
+
+export interface WorkflowSetup {
+	workflow: Workflow;
+	/** The node as the workflow holds it, parameters completed with the description's defaults. */
+	node: INode;
+	nodeType: INodeType;
+	staticData: IDataObject;
+}
+
+function latestVersion(nodeType: AnyNodeType): number {
+	if ('nodeVersions' in nodeType) return nodeType.currentVersion;
+	const { version } = nodeType.description;
+	return Array.isArray(version) ? Math.max(...version) : version;
+}
+
+/** The node's credential entries: every stored credential whose type the node declares. */
+function declaredCredentials(
+	nodeType: INodeType,
+	store?: CredentialStore,
+): INodeCredentials | undefined {
+	if (store === undefined) return undefined;
+	const declaredTypes = new Set((nodeType.description.credentials ?? []).map(({ name }) => name));
+	const entries = Object.entries(store.nodeCredentials()).filter(([type]) =>
+		declaredTypes.has(type),
+	);
+	return entries.length > 0 ? Object.fromEntries(entries) : undefined;
+}
+
+/** A one-node workflow around the node type, built as n8n builds it from a saved workflow. */
+export function buildWorkflow(options: WorkflowSetupOptions): WorkflowSetup {
+	const typeVersion = options.typeVersion ?? latestVersion(options.nodeType);
+	const nodeType = NodeHelpers.getVersionedNodeType(options.nodeType, typeVersion);
+	const typeName = `${PACKAGE_NAME}.${nodeType.description.name}`;
+	const nodeTypes: INodeTypes = {
+		getByName: (name) => {
+			if (name !== typeName) throw new UnexpectedError(`Unknown node type "${name}"`);
+			return options.nodeType;
+		},
+		getByNameAndVersion: (name) => {
+			if (name !== typeName) throw new UnexpectedError(`Unknown node type "${name}"`);
+			return nodeType;
+		},
+		getKnownTypes: () => ({}),
+	};
+
+	const nodeDefinition: INode = {
+		id: 'harness-node-id',
+		name: nodeType.description.defaults.name ?? nodeType.description.displayName,
+		type: typeName,
+		typeVersion,
+		position: [0, 0],
+		webhookId: 'harness-webhook-id',
+		parameters: options.parameters,
+		credentials: declaredCredentials(nodeType, options.credentials),
+		...(options.continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
+	};
+	const staticData = options.staticData ?? {};
+	const workflow = new Workflow({
+		id: 'harness-workflow-id',
+		name: 'Harness workflow',
+		nodes: [nodeDefinition],
+		connections: {},
+		active: false,
+		nodeTypes,
+		staticData,
+		settings: { executionOrder: 'v1' },
+	});
+	const node = workflow.getNode(nodeDefinition.name);
+	if (node === null) throw new UnexpectedError('The workflow lost its node');
+	return { workflow, node, nodeType, staticData };
+}
+
+function notAvailable(feature: string): () => never {
+	return () => {
+		throw new UnexpectedError(`${feature} is not available in the test harness`);
+	};
+}
+
+/** The execution's additional data, as n8n's WorkflowExecuteAdditionalData builds it, minus the server. */
+export function buildAdditionalData(
+	setup: WorkflowSetup,
+	credentialsHelper: CredentialStore,
+	hooks: ExecutionLifecycleHooks,
+): IWorkflowExecuteAdditionalData {
+	return {
+		credentialsHelper,
+		hooks,
+		executionId: 'harness-execution-id',
+		workflowId: setup.workflow.id,
+		currentNodeExecutionIndex: 0,
+		restApiUrl: `${INSTANCE_BASE_URL}/rest`,
+		instanceBaseUrl: `${INSTANCE_BASE_URL}/`,
+		formBaseUrl: `${INSTANCE_BASE_URL}/form`,
+		formWaitingBaseUrl: `${INSTANCE_BASE_URL}/form-waiting`,
+		formTestBaseUrl: `${INSTANCE_BASE_URL}/form-test`,
+		webhookBaseUrl: `${INSTANCE_BASE_URL}/webhook`,
+		webhookWaitingBaseUrl: `${INSTANCE_BASE_URL}/webhook-waiting`,
+		webhookTestBaseUrl: `${INSTANCE_BASE_URL}/webhook-test`,
+		mcpBaseUrl: `${INSTANCE_BASE_URL}/mcp`,
+		mcpTestBaseUrl: `${INSTANCE_BASE_URL}/mcp-test`,
+		variables: {},
+		externalSecretsProxy: new ExternalSecretsProxy(),
+		executeWorkflow: notAvailable('executeWorkflow'),
+		getRunExecutionData: notAvailable('getRunExecutionData'),
+		getRuntimeCredential: notAvailable('getRuntimeCredential'),
+		logAiEvent: () => {},
+		startRunnerTask: notAvailable('startRunnerTask'),
+	};
+}
+
+export function buildHooks(
+	setup: WorkflowSetup,
+	mode: WorkflowExecuteMode,
+): ExecutionLifecycleHooks {
+	const now = new Date();
+	const workflowData: IWorkflowBase = {
+		id: setup.workflow.id,
+		name: setup.workflow.name ?? '',
+		active: false,
+		isArchived: false,
+		activeVersionId: null,
+		createdAt: now,
+		updatedAt: now,
+		nodes: [setup.node],
+		connections: {},
+	};
+	return new ExecutionLifecycleHooks(mode, 'harness-execution-id', workflowData);
+}
