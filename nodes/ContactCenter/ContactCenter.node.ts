@@ -1,0 +1,55 @@
+import {
+	NodeConnectionTypes,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type INodeType,
+	type INodeTypeDescription,
+} from 'n8n-workflow';
+
+import * as metric from './actions/metric';
+import * as proactiveMessage from './actions/proactiveMessage';
+import { router } from './actions/router';
+
+export class ContactCenter implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Contact Center',
+		name: 'contactCenter',
+		icon: {
+			light: 'file:../../icons/contactCenter.svg',
+			dark: 'file:../../icons/contactCenter.dark.svg',
+		},
+		group: ['output'],
+		version: 1,
+		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
+		description:
+			'Send SMS and WhatsApp messages, read their statuses and pull real-time contact-center metrics',
+		defaults: { name: 'Contact Center' },
+		usableAsTool: true,
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'contactCenterOAuth2Api', required: true }],
+		properties: [
+			{
+				displayName: 'Resource',
+				name: 'resource',
+				type: 'options',
+				noDataExpression: true,
+				options: [
+					{
+						name: 'Proactive Message',
+						value: 'proactiveMessage',
+						description: 'Messages sent to contacts on your initiative',
+					},
+					{ name: 'Metric', value: 'metric', description: 'Real-time dashboard metrics' },
+				],
+				default: 'proactiveMessage',
+			},
+			...proactiveMessage.description,
+			...metric.description,
+		],
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return await router.call(this);
+	}
+}

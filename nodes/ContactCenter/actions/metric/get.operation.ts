@@ -1,0 +1,215 @@
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
+
+import { processItems } from '../../helpers/items';
+import { readMetricResponse } from '../../helpers/metricResponse';
+import {
+	buildMetricQuery,
+	METRIC_KEYS,
+	METRICS,
+	metricsTaking,
+	type MetricInput,
+	type MetricKey,
+	type MetricParameter,
+} from '../../helpers/metrics';
+import { contactCenterApiRequest } from '../../transport';
+import {
+	channelIdDescription,
+	DEFAULT_FROM,
+	fromDescription,
+	MEDIUM_OPTIONS,
+	metricContext,
+	presenceDescription,
+	presenceOptions,
+	queueStatusOptions,
+	toDescription,
+} from './common';
+
+const showFor = (metrics: MetricKey[]) => ({
+	show: { resource: ['metric'], operation: ['get'], metric: metrics },
+});
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Metric',
+		name: 'metric',
+		type: 'options',
+		noDataExpression: true,
+		required: true,
+		default: 'inboundMessageVolume',
+		description: 'The real-time dashboard metric to read',
+		options: METRIC_KEYS.map((key) => ({
+			name: METRICS[key].name,
+			value: key,
+			description: METRICS[key].description,
+		})),
+		displayOptions: { show: { resource: ['metric'], operation: ['get'] } },
+	},
+	{
+		displayName: 'From',
+		name: 'from',
+		type: 'dateTime',
+		required: true,
+		default: DEFAULT_FROM,
+		description: fromDescription,
+		displayOptions: showFor(metricsTaking('from', 'required')),
+	},
+	{
+		displayName: 'From',
+		name: 'from',
+		type: 'dateTime',
+		default: '',
+		description:
+			'Start of the range (inclusive). Leave empty to count the messages of the last 5 days.',
+		displayOptions: showFor(metricsTaking('from', 'optional')),
+	},
+	{
+		displayName: 'To',
+		name: 'to',
+		type: 'dateTime',
+		default: '',
+		description: toDescription,
+		displayOptions: showFor(metricsTaking('to')),
+	},
+	{
+		displayName: 'Conversation Status',
+		name: 'status',
+		type: 'options',
+		required: true,
+		default: 'new',
+		description: 'Count the conversations that are new or the ones that are pending',
+		options: queueStatusOptions,
+		displayOptions: showFor(metricsTaking('status')),
+	},
+	{
+		displayName: 'User Presence Status',
+		name: 'userPresenceStatus',
+		type: 'options',
+		default: 'available',
+		description: presenceDescription,
+		options: presenceOptions,
+		displayOptions: showFor(metricsTaking('userPresenceStatus')),
+	},
+	{
+		displayName: 'Without a User Presence Status the service always answers 0',
+		name: 'presenceNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: {
+			show: { ...showFor(metricsTaking('userPresenceStatus')).show, userPresenceStatus: [''] },
+		},
+	},
+	{
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		displayOptions: showFor(metricsTaking('channelId')),
+		options: [
+			{
+				displayName: 'Medium',
+				name: 'mediumId',
+				type: 'options',
+				default: '',
+				description: 'Only count this medium',
+				options: MEDIUM_OPTIONS,
+				displayOptions: { show: { '/metric': metricsTaking('mediumId') } },
+			},
+			{
+				displayName: 'Channel ID',
+				name: 'channelId',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. 6f1c2d3e-4a5b-6c7d-8e9f-0a1b2c3d4e5f',
+				description: channelIdDescription,
+			},
+		],
+	},
+	{
+		displayName: 'Grouping',
+		name: 'grouping',
+		type: 'collection',
+		placeholder: 'Add Grouping',
+		default: {},
+		displayOptions: showFor(metricsTaking('groupByInterval')),
+		options: [
+			{
+				displayName: 'Group By Interval',
+				name: 'groupByInterval',
+				type: 'options',
+				default: 'hour',
+				description:
+					'Return one count per interval instead of the total. At most 60 intervals: grouped by minute the range can be at most 1 hour. Each interval becomes its own output item.',
+				options: [
+					{ name: 'Minute', value: 'minute' },
+					{ name: 'Hour', value: 'hour' },
+					{ name: 'Day', value: 'day' },
+				],
+			},
+			{
+				displayName: 'Timezone',
+				name: 'timezone',
+				type: 'string',
+				default: 'UTC',
+				placeholder: 'e.g. Europe/Amsterdam',
+				description: 'IANA time zone name in which the intervals are counted',
+			},
+		],
+	},
+];
+
+/** Reads exactly the parameters the metric's endpoint takes. */
+export function readMetricInput(this: IExecuteFunctions, metric: MetricKey, i: number): MetricInput {
+	const takes = (parameter: MetricParameter) =>
+		(METRICS[metric].parameters as Partial<Record<MetricParameter, string>>)[parameter] !== undefined;
+	const filters = takes('channelId') ? (this.getNodeParameter('filters', i, {}) as IDataObject) : {};
+	const grouping = takes('groupByInterval')
+		? (this.getNodeParameter('grouping', i, {}) as IDataObject)
+		: {};
+	return {
+		...(takes('from') ? { from: this.getNodeParameter('from', i, '') } : {}),
+		...(takes('to') ? { to: this.getNodeParameter('to', i, '') } : {}),
+		...(takes('status') ? { status: this.getNodeParameter('status', i, '') } : {}),
+		...(takes('userPresenceStatus')
+			? { userPresenceStatus: this.getNodeParameter('userPresenceStatus', i, '') }
+			: {}),
+		mediumId: filters.mediumId,
+		channelId: filters.channelId,
+		groupByInterval: grouping.groupByInterval,
+		timezone: grouping.timezone,
+	};
+}
+
+export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
+	const metricOf = (i: number) => this.getNodeParameter('metric', i) as MetricKey;
+	return await processItems.call(this, {
+		errorContext: (i) => ({ operation: 'metric', metricName: METRICS[metricOf(i)]?.name ?? metricOf(i) }),
+		failedItemFields: (i) => ({ metric: metricOf(i) }),
+		run: async (i) => {
+			const metric = metricOf(i);
+			const query = buildMetricQuery(metric, readMetricInput.call(this, metric, i), metricContext.call(this));
+			const body = await contactCenterApiRequest.call(this, 'GET', query.path, { qs: query.qs });
+			const reading = readMetricResponse(body);
+			const parameters: IDataObject = {};
+			for (const parameter of Object.keys(METRICS[metric].parameters) as MetricParameter[]) {
+				parameters[parameter] = query.qs[parameter] ?? null;
+			}
+			const retrievedAt = new Date().toISOString();
+			return reading.rows.map((row) => ({
+				metric,
+				value: null,
+				...parameters,
+				...row,
+				retrievedAt,
+				...(reading.unrecognizedResponse !== undefined
+					? { unrecognizedResponse: reading.unrecognizedResponse }
+					: {}),
+			}));
+		},
+	});
+}

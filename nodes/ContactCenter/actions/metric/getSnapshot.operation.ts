@@ -1,0 +1,165 @@
+import {
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type INodeProperties,
+} from 'n8n-workflow';
+
+import { processItems } from '../../helpers/items';
+import { readMetricResponse } from '../../helpers/metricResponse';
+import {
+	buildMetricQuery,
+	METRIC_KEYS,
+	METRICS,
+	type MetricInput,
+	type MetricKey,
+} from '../../helpers/metrics';
+import { toNodeError } from '../../helpers/nodeErrors';
+import { contactCenterApiRequest } from '../../transport';
+import {
+	channelIdDescription,
+	DEFAULT_FROM,
+	MEDIUM_OPTIONS,
+	metricContext,
+	presenceOptions,
+	queueStatusOptions,
+	toDescription,
+} from './common';
+
+const show = { show: { resource: ['metric'], operation: ['getSnapshot'] } };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Metrics',
+		name: 'metrics',
+		type: 'multiOptions',
+		required: true,
+		default: [...METRIC_KEYS],
+		description:
+			'The metrics to read, all in one output item with one column per metric. The calls run at the same time.',
+		options: METRIC_KEYS.map((key) => ({
+			name: METRICS[key].name,
+			value: key,
+			description: METRICS[key].description,
+		})),
+		displayOptions: show,
+	},
+	{
+		displayName: 'From',
+		name: 'from',
+		type: 'dateTime',
+		default: DEFAULT_FROM,
+		description:
+			'Start of the range for the reporting metrics (at most 14 days in the past; the default is 24 hours ago). Queue metrics and agent availability are always current.',
+		displayOptions: show,
+	},
+	{
+		displayName: 'To',
+		name: 'to',
+		type: 'dateTime',
+		default: '',
+		description: toDescription,
+		displayOptions: show,
+	},
+	{
+		displayName: 'Queue Conversation Status',
+		name: 'queueStatus',
+		type: 'options',
+		default: 'new',
+		description: 'For Contacts Waiting and Longest Wait Time: count new or pending conversations',
+		options: queueStatusOptions,
+		displayOptions: show,
+	},
+	{
+		displayName: 'User Presence Status',
+		name: 'userPresenceStatus',
+		type: 'options',
+		default: 'available',
+		description: 'For Agent Availability: which agents to count. Without a status the service always answers 0.',
+		options: presenceOptions,
+		displayOptions: show,
+	},
+	{
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		displayOptions: show,
+		options: [
+			{
+				displayName: 'Medium',
+				name: 'mediumId',
+				type: 'options',
+				default: '',
+				description: 'Only count this medium. Agent availability has no medium filter.',
+				options: MEDIUM_OPTIONS,
+			},
+			{
+				displayName: 'Channel ID',
+				name: 'channelId',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. 6f1c2d3e-4a5b-6c7d-8e9f-0a1b2c3d4e5f',
+				description: channelIdDescription,
+			},
+		],
+	},
+];
+
+/**
+ * Reads several metrics for one time window at once: every call is validated first (so nothing is
+ * sent when one parameter is wrong), then all run concurrently. A failing metric fails the item and
+ * the error names the metric.
+ */
+export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
+	return await processItems.call(this, {
+		errorContext: () => ({ operation: 'metric', metricName: 'the snapshot' }),
+		run: async (i) => {
+			const metrics = this.getNodeParameter('metrics', i, []) as MetricKey[];
+			if (metrics.length === 0) {
+				throw new NodeOperationError(this.getNode(), "'Metrics' is empty", {
+					description: 'Select at least one metric',
+					itemIndex: i,
+				});
+			}
+			const filters = this.getNodeParameter('filters', i, {}) as IDataObject;
+			const input: MetricInput = {
+				from: this.getNodeParameter('from', i, ''),
+				to: this.getNodeParameter('to', i, ''),
+				status: this.getNodeParameter('queueStatus', i, 'new'),
+				userPresenceStatus: this.getNodeParameter('userPresenceStatus', i, ''),
+				mediumId: filters.mediumId,
+				channelId: filters.channelId,
+			};
+			const context = metricContext.call(this);
+			const queries = metrics.map((metric) => buildMetricQuery(metric, input, context));
+			const outcomes = await Promise.all(
+				queries.map(async (query) =>
+					await contactCenterApiRequest.call(this, 'GET', query.path, { qs: query.qs }).then(
+						(body) => ({ query, value: readMetricResponse(body).rows[0]?.value ?? null }),
+						(error: unknown) => ({ query, error }),
+					),
+				),
+			);
+			const failed = outcomes.find((outcome) => 'error' in outcome);
+			if (failed && 'error' in failed) {
+				throw toNodeError(this.getNode(), failed.error, i, {
+					operation: 'metric',
+					metricName: METRICS[failed.query.metric].name,
+				});
+			}
+			const from = queries.find((query) => query.qs.from)?.qs.from ?? null;
+			const to = queries.find((query) => query.qs.to)?.qs.to ?? null;
+			return {
+				from,
+				to,
+				retrievedAt: new Date().toISOString(),
+				...Object.fromEntries(
+					outcomes.map((outcome) => [outcome.query.metric, 'value' in outcome ? outcome.value : null]),
+				),
+			};
+		},
+	});
+}

@@ -1,0 +1,25 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+
+import { processItems } from '../../helpers/items';
+import { normalizeStatusOverview } from '../../helpers/statusOverview';
+import { contactCenterApiRequest } from '../../transport';
+import { correlationIdProperty, readCorrelationId } from './common';
+
+export const description: INodeProperties[] = [correlationIdProperty('getStatus')];
+
+export async function getStatusOverview(this: IExecuteFunctions, correlationId: string) {
+	const body = await contactCenterApiRequest.call(
+		this,
+		'GET',
+		`/proactive-messaging/${encodeURIComponent(correlationId)}`,
+	);
+	return normalizeStatusOverview(body, correlationId);
+}
+
+export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
+	return await processItems.call(this, {
+		errorContext: (i) => ({ operation: 'status', correlationId: readCorrelationId.call(this, i) }),
+		failedItemFields: (i) => ({ correlationId: readCorrelationId.call(this, i) }),
+		run: async (i) => await getStatusOverview.call(this, readCorrelationId.call(this, i)),
+	});
+}

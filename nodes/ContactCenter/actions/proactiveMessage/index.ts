@@ -1,0 +1,41 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import * as getFailed from './getFailed.operation';
+import * as getStatus from './getStatus.operation';
+import * as send from './send.operation';
+
+export { getFailed, getStatus, send };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['proactiveMessage'] } },
+		options: [
+			{
+				name: 'Send',
+				value: 'send',
+				description: 'Send an SMS or WhatsApp message (text or template) to a contact',
+				action: 'Send a proactive message',
+			},
+			{
+				name: 'Get Status',
+				value: 'getStatus',
+				description: 'Get the number of messages per status for a correlation ID',
+				action: 'Get the status of a proactive message',
+			},
+			{
+				name: 'Get Failed',
+				value: 'getFailed',
+				description: 'Get the contact and reason of each failed message for a correlation ID',
+				action: 'Get the failed messages of a proactive send',
+			},
+		],
+		default: 'send',
+	},
+	...send.description,
+	...getStatus.description,
+	...getFailed.description,
+];

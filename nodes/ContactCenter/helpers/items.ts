@@ -1,0 +1,54 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+
+import { toNodeError, type ErrorContext } from './nodeErrors';
+
+export interface ItemHandler {
+	/** What the item's call is doing, so that an error can say what to fix. */
+	errorContext: (itemIndex: number) => ErrorContext;
+	/** Zero, one or more output rows for one input item. */
+	run: (itemIndex: number) => Promise<IDataObject | IDataObject[]>;
+	/** Fields that keep a failed item joinable to its input row when Continue On Fail is on. */
+	failedItemFields?: (itemIndex: number) => IDataObject;
+}
+
+/**
+ * Runs one handler per input item. Each output row is paired with its input item; with Continue
+ * On Fail every failing input item yields exactly one row that carries the error, otherwise the
+ * first failure stops the node with an error that names the item.
+ */
+export async function processItems(
+	this: IExecuteFunctions,
+	handler: ItemHandler,
+): Promise<INodeExecutionData[]> {
+	const returnData: INodeExecutionData[] = [];
+	const itemCount = this.getInputData().length;
+	for (let itemIndex = 0; itemIndex < itemCount; itemIndex++) {
+		try {
+			const rows = await handler.run(itemIndex);
+			for (const json of Array.isArray(rows) ? rows : [rows]) {
+				returnData.push({ json, pairedItem: { item: itemIndex } });
+			}
+		} catch (error) {
+			const nodeError = toNodeError(this.getNode(), error, itemIndex, handler.errorContext(itemIndex));
+			if (!this.continueOnFail()) throw nodeError;
+			returnData.push({
+				json: {
+					...safeFailedItemFields(handler, itemIndex),
+					error: nodeError.message,
+					...(nodeError.description ? { errorDescription: nodeError.description } : {}),
+				},
+				pairedItem: { item: itemIndex },
+			});
+		}
+	}
+	return returnData;
+}
+
+/** Reading the fields of a failing item must not fail a second time, e.g. on a broken expression. */
+function safeFailedItemFields(handler: ItemHandler, itemIndex: number): IDataObject {
+	try {
+		return handler.failedItemFields?.(itemIndex) ?? {};
+	} catch {
+		return {};
+	}
+}

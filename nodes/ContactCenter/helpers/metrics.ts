@@ -1,0 +1,299 @@
+import { isValidTimeZone, toInstant } from './dateTime';
+
+export type MetricParameter =
+	| 'from'
+	| 'to'
+	| 'mediumId'
+	| 'channelId'
+	| 'groupByInterval'
+	| 'timezone'
+	| 'userPresenceStatus'
+	| 'status';
+
+type Requirement = 'required' | 'optional';
+
+export interface MetricDefinition {
+	name: string;
+	path: string;
+	description: string;
+	parameters: Partial<Record<MetricParameter, Requirement>>;
+}
+
+/** The eight metric endpoints of spec 4.5 with exactly the query parameters each one takes. */
+export const METRICS = {
+	inboundMessageVolume: {
+		name: 'Inbound Message Volume',
+		path: '/reporting-metrics/inbound-message-volume',
+		description: 'Count of inbound messages',
+		parameters: {
+			from: 'required',
+			to: 'optional',
+			mediumId: 'optional',
+			channelId: 'optional',
+			groupByInterval: 'optional',
+			timezone: 'optional',
+		},
+	},
+	outboundMessageVolume: {
+		name: 'Outbound Message Volume',
+		path: '/reporting-metrics/outbound-message-volume',
+		description: 'Count of outbound messages',
+		parameters: {
+			from: 'required',
+			to: 'optional',
+			mediumId: 'optional',
+			channelId: 'optional',
+			groupByInterval: 'optional',
+			timezone: 'optional',
+		},
+	},
+	firstResponseTime: {
+		name: 'First Response Time',
+		path: '/reporting-metrics/first-response-time',
+		description: 'Average seconds to the first response to an inbound message',
+		parameters: { from: 'required', to: 'optional', mediumId: 'optional', channelId: 'optional' },
+	},
+	resolvedWithOneReply: {
+		name: 'Resolved With One Reply',
+		path: '/reporting-metrics/resolved-with-one-reply',
+		description: 'Number of messages resolved with at least one reply (last 5 days when From is empty)',
+		parameters: { from: 'optional', to: 'optional', mediumId: 'optional', channelId: 'optional' },
+	},
+	handleTime: {
+		name: 'Handle Time',
+		path: '/reporting-metrics/handle-time',
+		description: 'Average seconds a conversation is handled by an agent',
+		parameters: { from: 'required', to: 'optional', mediumId: 'optional', channelId: 'optional' },
+	},
+	agentAvailability: {
+		name: 'Agent Availability',
+		path: '/reporting-metrics/agent-availability',
+		description: 'Number of agents available or away',
+		parameters: { channelId: 'optional', userPresenceStatus: 'optional' },
+	},
+	contactsWaiting: {
+		name: 'Contacts Waiting',
+		path: '/queue-metrics/contacts-waiting',
+		description: 'Number of contacts waiting in the queue for a response',
+		parameters: { mediumId: 'optional', channelId: 'optional', status: 'required' },
+	},
+	longestWaitTime: {
+		name: 'Longest Wait Time',
+		path: '/queue-metrics/longest-wait-time',
+		description: 'Current longest time in seconds a contact waits for a response',
+		parameters: { mediumId: 'optional', channelId: 'optional', status: 'required' },
+	},
+} satisfies Record<string, MetricDefinition>;
+
+export type MetricKey = keyof typeof METRICS;
+
+export const METRIC_KEYS = Object.keys(METRICS) as MetricKey[];
+
+export function metricsTaking(parameter: MetricParameter, requirement?: Requirement): MetricKey[] {
+	return METRIC_KEYS.filter((key) => {
+		const taken = (METRICS[key].parameters as MetricDefinition['parameters'])[parameter];
+		return taken !== undefined && (requirement === undefined || taken === requirement);
+	});
+}
+
+export const MEDIUM_IDS = [
+	'fb',
+	'twit',
+	'instagram',
+	'messagebird',
+	'rtm',
+	'whatsapp',
+	'twilio',
+	'wechat',
+	'mailgun',
+	'telegram',
+	'viber',
+] as const;
+
+export const GROUP_BY_INTERVALS = { minute: 60_000, hour: 3_600_000, day: 86_400_000 } as const;
+export const MAX_INTERVALS = 60;
+export const MAX_HISTORY_DAYS = 14;
+export const QUEUE_STATUSES = ['new', 'pending'] as const;
+export const USER_PRESENCE_STATUSES = ['available', 'away'] as const;
+
+/** Display names of the node's fields, so that errors name the field the user sees. */
+export const PARAMETER_LABELS: Record<MetricParameter, string> = {
+	from: 'From',
+	to: 'To',
+	mediumId: 'Medium',
+	channelId: 'Channel ID',
+	groupByInterval: 'Group By Interval',
+	timezone: 'Timezone',
+	userPresenceStatus: 'User Presence Status',
+	status: 'Conversation Status',
+};
+
+export class MetricParameterError extends Error {
+	constructor(
+		readonly parameter: MetricParameter,
+		message: string,
+		readonly fix: string,
+	) {
+		super(message);
+	}
+}
+
+export type MetricInput = Partial<Record<MetricParameter, unknown>>;
+
+export interface MetricQuery {
+	metric: MetricKey;
+	path: string;
+	/** Query string as sent; only the parameters this endpoint takes, only when set. */
+	qs: Partial<Record<MetricParameter, string>>;
+}
+
+const isBlank = (value: unknown) =>
+	value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+
+/**
+ * Checks the parameters of one metric call against the rules of spec 4.5 before anything is sent,
+ * so that a mistake is reported with the field's name instead of the service's generic message.
+ * Parameters the endpoint does not take are ignored.
+ */
+export function buildMetricQuery(
+	metric: MetricKey,
+	input: MetricInput,
+	options: { now: number; workflowTimeZone: string },
+): MetricQuery {
+	const definition: MetricDefinition = METRICS[metric];
+	const takes = (parameter: MetricParameter) => definition.parameters[parameter] !== undefined;
+	const label = (parameter: MetricParameter) => PARAMETER_LABELS[parameter];
+	const qs: MetricQuery['qs'] = {};
+
+	for (const parameter of Object.keys(definition.parameters) as MetricParameter[]) {
+		if (definition.parameters[parameter] === 'required' && isBlank(input[parameter])) {
+			throw new MetricParameterError(
+				parameter,
+				`'${label(parameter)}' is required for ${definition.name}`,
+				`Set '${label(parameter)}'. ${parameterHint(parameter)}`,
+			);
+		}
+	}
+
+	const readInstant = (parameter: 'from' | 'to') => {
+		if (!takes(parameter) || isBlank(input[parameter])) return undefined;
+		const instant = toInstant(input[parameter], options.workflowTimeZone);
+		if ('invalid' in instant) {
+			throw new MetricParameterError(
+				parameter,
+				`'${label(parameter)}' is not a valid date and time: ${instant.invalid}`,
+				`Pick a date in '${label(parameter)}' or enter ISO-8601, for example 2026-11-20T08:00:00Z or {{ $now.minus({ hours: 24 }).toISO() }}`,
+			);
+		}
+		return instant;
+	};
+	const from = readInstant('from');
+	const to = readInstant('to');
+
+	if (from && definition.parameters.from === 'required') {
+		const oldestAllowed = options.now - MAX_HISTORY_DAYS * GROUP_BY_INTERVALS.day;
+		if (from.epochMs < oldestAllowed) {
+			throw new MetricParameterError(
+				'from',
+				`'From' (${from.iso}) is more than ${MAX_HISTORY_DAYS} days in the past`,
+				`The service keeps ${MAX_HISTORY_DAYS} days of history for ${definition.name}: choose a 'From' after ${new Date(oldestAllowed).toISOString()}`,
+			);
+		}
+	}
+	if (from && to && to.epochMs <= from.epochMs) {
+		throw new MetricParameterError(
+			'to',
+			`'To' (${to.iso}) is not after 'From' (${from.iso})`,
+			"Set 'To' to a moment after 'From', or leave 'To' empty to include everything up to now",
+		);
+	}
+	if (from) qs.from = from.iso;
+	if (to) qs.to = to.iso;
+
+	if (takes('mediumId') && !isBlank(input.mediumId)) {
+		const mediumId = String(input.mediumId).trim();
+		if (!(MEDIUM_IDS as readonly string[]).includes(mediumId)) {
+			throw new MetricParameterError(
+				'mediumId',
+				`'Medium' has an unknown value '${mediumId}'`,
+				`Use one of ${MEDIUM_IDS.join(', ')}, or leave 'Medium' empty to include all connected mediums`,
+			);
+		}
+		qs.mediumId = mediumId;
+	}
+	if (takes('channelId') && !isBlank(input.channelId)) {
+		qs.channelId = String(input.channelId).trim();
+	}
+
+	if (takes('groupByInterval') && !isBlank(input.groupByInterval)) {
+		const interval = String(input.groupByInterval).trim();
+		if (!(interval in GROUP_BY_INTERVALS)) {
+			throw new MetricParameterError(
+				'groupByInterval',
+				`'Group By Interval' has an unknown value '${interval}'`,
+				"Use minute, hour or day, or leave 'Group By Interval' empty to get the total count",
+			);
+		}
+		const rangeMs = (to?.epochMs ?? options.now) - (from?.epochMs ?? options.now);
+		const intervals = Math.ceil(rangeMs / GROUP_BY_INTERVALS[interval as keyof typeof GROUP_BY_INTERVALS]);
+		if (intervals > MAX_INTERVALS) {
+			throw new MetricParameterError(
+				'groupByInterval',
+				`The range from 'From' to '${to ? 'To' : 'now'}' spans ${intervals} ${interval} intervals; the service returns at most ${MAX_INTERVALS}`,
+				interval === 'minute'
+					? "Grouped by minute, the range can be at most 1 hour: move 'From' or 'To' closer together, or group by hour"
+					: `Shorten the range to at most ${MAX_INTERVALS} ${interval}s, or group by a longer interval`,
+			);
+		}
+		qs.groupByInterval = interval;
+	}
+
+	if (takes('timezone') && !isBlank(input.timezone)) {
+		const timezone = String(input.timezone).trim();
+		if (!isValidTimeZone(timezone)) {
+			throw new MetricParameterError(
+				'timezone',
+				`'Timezone' '${timezone}' is not a known time zone`,
+				'Use an IANA time zone name such as Europe/Amsterdam or America/New_York, or leave it empty for UTC',
+			);
+		}
+		qs.timezone = timezone;
+	}
+
+	if (takes('userPresenceStatus') && !isBlank(input.userPresenceStatus)) {
+		const presence = String(input.userPresenceStatus).trim();
+		if (!(USER_PRESENCE_STATUSES as readonly string[]).includes(presence)) {
+			throw new MetricParameterError(
+				'userPresenceStatus',
+				`'User Presence Status' has an unknown value '${presence}'`,
+				'Use available or away (without it the service always answers 0)',
+			);
+		}
+		qs.userPresenceStatus = presence;
+	}
+
+	if (takes('status')) {
+		const status = String(input.status).trim();
+		if (!(QUEUE_STATUSES as readonly string[]).includes(status)) {
+			throw new MetricParameterError(
+				'status',
+				`'Conversation Status' has an unknown value '${status}'`,
+				'Queue metrics count conversations that are new or pending: choose one of them',
+			);
+		}
+		qs.status = status;
+	}
+
+	return { metric, path: definition.path, qs };
+}
+
+function parameterHint(parameter: MetricParameter): string {
+	switch (parameter) {
+		case 'from':
+			return `It may be at most ${MAX_HISTORY_DAYS} days in the past, for example {{ $now.minus({ hours: 24 }).toISO() }}.`;
+		case 'status':
+			return 'Queue metrics need new or pending.';
+		default:
+			return '';
+	}
+}

@@ -1,0 +1,115 @@
+/**
+ * The service answers errors in three documented shapes (spec 7), with status codes that are
+ * mostly undocumented, sometimes even on a 2xx. This turns whatever came back into one description.
+ */
+export type ServiceFailureKind =
+	| 'validation'
+	| 'notFound'
+	| 'rateLimited'
+	| 'unauthorized'
+	| 'serverError'
+	| 'networkError'
+	| 'unexpectedResponse';
+
+export interface ServiceFailure {
+	kind: ServiceFailureKind;
+	/** HTTP status, when a response came back. */
+	status?: number;
+	/** The service's own words, as sent. */
+	messages: string[];
+	/** From a Retry-After header, when present. */
+	retryAfterMs?: number;
+	body?: unknown;
+}
+
+export interface RawResponse {
+	status?: number;
+	body?: unknown;
+	headers?: Record<string, unknown>;
+	networkCode?: string;
+	networkMessage?: string;
+}
+
+const RATE_LIMIT_WORDS = /rate.?limit|too many (requests|messages)|throttl|quota/i;
+const NOT_FOUND_WORDS = /not (be )?found|no .*found|nothing (was )?found|unknown correlation/i;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function parseBody(body: unknown): unknown {
+	if (typeof body !== 'string') return body;
+	try {
+		return JSON.parse(body);
+	} catch {
+		return body;
+	}
+}
+
+/** The messages of an `{errors: [...]}` body, or undefined when the body is not of that shape. */
+export function errorsArrayOf(body: unknown): string[] | undefined {
+	const parsed = parseBody(body);
+	if (!isRecord(parsed) || !Array.isArray(parsed.errors)) return undefined;
+	return parsed.errors.map((entry) => (typeof entry === 'string' ? entry : JSON.stringify(entry)));
+}
+
+function messagesOf(body: unknown): string[] {
+	const errors = errorsArrayOf(body);
+	if (errors) return errors;
+	const parsed = parseBody(body);
+	if (isRecord(parsed)) {
+		const message = parsed.message ?? parsed.error_description ?? parsed.error;
+		if (typeof message === 'string' && message !== '') return [message];
+	}
+	if (typeof parsed === 'string' && parsed.trim() !== '') return [parsed.trim().slice(0, 500)];
+	return [];
+}
+
+export function retryAfterMs(headers: Record<string, unknown> | undefined, now = Date.now()) {
+	const entry = Object.entries(headers ?? {}).find(([name]) => name.toLowerCase() === 'retry-after');
+	if (!entry) return undefined;
+	const value = String(entry[1]).trim();
+	if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000);
+	const date = Date.parse(value);
+	return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+export function classifyFailure(response: RawResponse): ServiceFailure {
+	const { status, body, headers } = response;
+	if (status === undefined) {
+		return {
+			kind: 'networkError',
+			messages: [
+				[response.networkCode, response.networkMessage].filter(Boolean).join(': ') ||
+					'no response',
+			],
+		};
+	}
+	const messages = messagesOf(body);
+	const failure = (kind: ServiceFailureKind): ServiceFailure => ({
+		kind,
+		status,
+		messages,
+		body: parseBody(body),
+		...(retryAfterMs(headers) !== undefined ? { retryAfterMs: retryAfterMs(headers) } : {}),
+	});
+	if (status === 429 || messages.some((m) => RATE_LIMIT_WORDS.test(m))) return failure('rateLimited');
+	if (status === 401 || status === 403) return failure('unauthorized');
+	if (status >= 500) return failure('serverError');
+	if (status === 404 || messages.some((m) => NOT_FOUND_WORDS.test(m))) return failure('notFound');
+	if (status >= 400 || errorsArrayOf(body)) return failure('validation');
+	return failure('unexpectedResponse');
+}
+
+/** A 2xx answer can still carry `{errors: [...]}`: the status codes of that shape are undocumented. */
+export function failureInSuccessfulResponse(status: number, body: unknown): ServiceFailure | undefined {
+	return errorsArrayOf(body) ? classifyFailure({ status, body }) : undefined;
+}
+
+export function isRetryable(failure: ServiceFailure): boolean {
+	return (
+		failure.kind === 'rateLimited' ||
+		failure.kind === 'serverError' ||
+		failure.kind === 'networkError'
+	);
+}

@@ -1,0 +1,71 @@
+import type { IDataObject } from 'n8n-workflow';
+
+export const MESSAGE_STATUSES = [
+	'PROCESSING',
+	'FAILED',
+	'SENT',
+	'DELIVERED',
+	'DELIVERING_FAILED',
+] as const;
+
+export interface StatusOverview extends IDataObject {
+	correlationId: string;
+	total: number;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+	typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function toCount(value: unknown): number | undefined {
+	const count = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+	return typeof count === 'number' && Number.isFinite(count) ? count : undefined;
+}
+
+/**
+ * One flat row per correlation id: `total` and one column per status, always numbers. The declared
+ * schema types `total` as a string while the sample shows a number, so both are read; a status the
+ * spec does not list gets a column of its own rather than being dropped.
+ */
+export function normalizeStatusOverview(body: unknown, requestedCorrelationId: string): StatusOverview {
+	const overview = isRecord(body) ? body : {};
+	const statuses = isRecord(overview.statuses) ? overview.statuses : {};
+	const counts: Record<string, number> = Object.fromEntries(MESSAGE_STATUSES.map((s) => [s, 0]));
+	for (const [status, value] of Object.entries(statuses)) {
+		counts[status] = toCount(value) ?? 0;
+	}
+	const sumOfStatuses = Object.values(counts).reduce((sum, count) => sum + count, 0);
+	return {
+		correlationId:
+			typeof overview.correlationId === 'string' && overview.correlationId !== ''
+				? overview.correlationId
+				: requestedCorrelationId,
+		total: toCount(overview.total) ?? sumOfStatuses,
+		...counts,
+	};
+}
+
+export interface FailedMessage extends IDataObject {
+	correlationId: string;
+	status: string;
+	contact: string;
+	reason: string;
+}
+
+/** The failed details are documented as an array; a wrapper object holding one is accepted too. */
+export function normalizeFailedMessages(body: unknown, correlationId: string): FailedMessage[] {
+	const list = Array.isArray(body)
+		? body
+		: isRecord(body)
+			? (Object.values(body).find(Array.isArray) ?? [])
+			: [];
+	return list.map((entry: unknown) => {
+		const detail = isRecord(entry) ? entry : {};
+		const text = (value: unknown) => (value === undefined || value === null ? '' : String(value));
+		return {
+			correlationId,
+			status: text(detail.status) || 'FAILED',
+			contact: text(detail.contact),
+			reason: text(detail.reason),
+		};
+	});
+}

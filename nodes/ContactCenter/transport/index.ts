@@ -1,0 +1,78 @@
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	IHttpRequestMethods,
+	IHttpRequestOptions,
+} from 'n8n-workflow';
+
+import {
+	classifyFailure,
+	failureInSuccessfulResponse,
+	type ServiceFailure,
+} from '../helpers/serviceError';
+
+export const CREDENTIAL_TYPE = 'contactCenterOAuth2Api';
+
+export class ServiceRequestError extends Error {
+	constructor(
+		readonly failure: ServiceFailure,
+		/** How many times the request was sent, when it was retried. */
+		readonly attempts = 1,
+	) {
+		super(failure.messages.join('; ') || `HTTP ${failure.status ?? 'error'}`);
+	}
+}
+
+interface ThrownHttpError {
+	message?: string;
+	code?: string;
+	response?: { status?: number; data?: unknown; headers?: Record<string, unknown> };
+}
+
+/**
+ * The one request function of the node. n8n's OAuth2 machinery adds the bearer token, reuses it
+ * for its lifetime and, on a 401, fetches a new one and replays the request.
+ */
+export async function contactCenterApiRequest(
+	this: IExecuteFunctions,
+	method: IHttpRequestMethods,
+	path: string,
+	options: { body?: IDataObject; qs?: IDataObject } = {},
+): Promise<unknown> {
+	const credentials = await this.getCredentials(CREDENTIAL_TYPE);
+	const baseUrl = String(credentials.baseUrl ?? '').replace(/\/+$/, '');
+	const request: IHttpRequestOptions = {
+		method,
+		url: `${baseUrl}${path}`,
+		json: true,
+		returnFullResponse: true,
+		...(options.body ? { body: options.body } : {}),
+		...(options.qs ? { qs: options.qs } : {}),
+	};
+	const outcome = await this.helpers.httpRequestWithAuthentication
+		.call(this, CREDENTIAL_TYPE, request)
+		.then(
+			(response: { statusCode: number; body: unknown }) => ({
+				body: response.body,
+				failure: failureInSuccessfulResponse(response.statusCode, response.body),
+			}),
+			(error: ThrownHttpError) => ({ body: undefined, failure: failureOfThrownError(error) }),
+		);
+	if (outcome.failure) throw new ServiceRequestError(outcome.failure);
+	return outcome.body;
+}
+
+function failureOfThrownError(error: ThrownHttpError): ServiceFailure {
+	if (error.response?.status !== undefined) {
+		return classifyFailure({
+			status: error.response.status,
+			body: error.response.data,
+			headers: error.response.headers,
+		});
+	}
+	// n8n-core wraps a failed client-credentials grant in an error of its own, without a response.
+	if (/OAuth2 access token/i.test(error.message ?? '')) {
+		return { kind: 'unauthorized', messages: [error.message ?? ''] };
+	}
+	return classifyFailure({ networkCode: error.code, networkMessage: error.message });
+}
