@@ -1,12 +1,17 @@
+import { createHmac, timingSafeEqual } from 'crypto';
 import { NodeApiError, NodeConnectionTypes } from 'n8n-workflow';
 import type {
+	ICredentialType,
+	IDataObject,
 	IExecuteFunctions,
 	INodeExecutionData,
 	INodeType,
 	INodeTypeDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
 } from 'n8n-workflow';
 
-import { createCredentialStore, runNode } from '../harness';
+import { createCredentialStore, runNode, runWebhook } from '../harness';
 import type { CredentialStore } from '../harness';
 import { startSimulator } from '../simulator';
 
@@ -166,5 +171,125 @@ describe('test harness: runNode through n8n-core', () => {
 
 		expect(error).toBeUndefined();
 		expect(output?.[0][0].json.error).toEqual(expect.stringContaining('could not be found'));
+	});
+});
+
+const SIGNING_SECRET = '3f1c9a7be24d5086f7a3c1e9b0d2486a5ce7f3019b8d6a24e5c07f9132ab4d6e';
+
+const signingSecretCredential: ICredentialType = {
+	name: 'testSigningSecretApi',
+	displayName: 'Test Signing Secret',
+	properties: [
+		{
+			displayName: 'Secret',
+			name: 'secret',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+		},
+	],
+};
+
+function sign(body: Buffer): string {
+	return createHmac('sha256', Buffer.from(SIGNING_SECRET, 'hex')).update(body).digest('hex');
+}
+
+/** Verifies an HMAC over the raw body, answers bad signatures itself and drops repeated event ids. */
+class SignedEventTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Signed Event Trigger',
+		name: 'signedEventTrigger',
+		group: ['trigger'],
+		version: 1,
+		description: 'Harness test trigger',
+		defaults: { name: 'Signed Event Trigger' },
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		usableAsTool: true,
+		credentials: [{ name: 'testSigningSecretApi', required: true }],
+		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'events' }],
+		properties: [],
+	};
+
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		const { secret } = await this.getCredentials<{ secret: string }>('testSigningSecretApi');
+		const request = this.getRequestObject();
+		const expected = createHmac('sha256', Buffer.from(secret, 'hex'))
+			.update(request.rawBody)
+			.digest();
+		const given = Buffer.from(String(this.getHeaderData()['x-signature'] ?? ''), 'hex');
+		if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+			this.getResponseObject().status(401).json({ error: 'invalid signature' });
+			return { noWebhookResponse: true };
+		}
+
+		const event = this.getBodyData() as { id: string };
+		const staticData = this.getWorkflowStaticData('node') as { seenIds?: string[] };
+		if (staticData.seenIds?.includes(event.id)) {
+			return { webhookResponse: { duplicate: true } };
+		}
+		staticData.seenIds = [...(staticData.seenIds ?? []), event.id];
+		return {
+			webhookResponse: { accepted: true },
+			workflowData: [this.helpers.returnJsonArray([event as IDataObject])],
+		};
+	}
+}
+
+describe('test harness: runWebhook through n8n-core', () => {
+	const credentials = createCredentialStore(
+		{ testSigningSecretApi: { secret: SIGNING_SECRET } },
+		{ credentialTypes: [signingSecretCredential] },
+	);
+
+	function signedRequest(event: IDataObject, signature?: string) {
+		const rawBody = Buffer.from(JSON.stringify(event));
+		return {
+			method: 'POST' as const,
+			headers: { 'Content-Type': 'application/json', 'X-Signature': signature ?? sign(rawBody) },
+			body: event,
+			rawBody,
+			query: {},
+		};
+	}
+
+	it('returns what webhook() returns and persists static data across calls', async () => {
+		const staticData: IDataObject = {};
+		const run = async (event: IDataObject) =>
+			await runWebhook({
+				nodeType: new SignedEventTrigger(),
+				parameters: {},
+				credentials,
+				staticData,
+				request: signedRequest(event),
+			});
+
+		const first = await run({ id: 'event-1' });
+		expect(first.webhookResponse).toEqual({ accepted: true });
+		expect(first.workflowData).toEqual([[{ json: { id: 'event-1' } }]]);
+		expect(first.responseStatus).toBeUndefined();
+
+		const repeated = await run({ id: 'event-1' });
+		expect(repeated.webhookResponse).toEqual({ duplicate: true });
+		expect(repeated.workflowData).toBeUndefined();
+
+		const second = await run({ id: 'event-2' });
+		expect(second.workflowData).toEqual([[{ json: { id: 'event-2' } }]]);
+		expect(staticData['node:Signed Event Trigger']).toEqual({ seenIds: ['event-1', 'event-2'] });
+	});
+
+	it('captures what the node writes on the response object itself', async () => {
+		const result = await runWebhook({
+			nodeType: new SignedEventTrigger(),
+			parameters: {},
+			credentials,
+			request: signedRequest({ id: 'event-3' }, '00'),
+		});
+
+		expect(result.noWebhookResponse).toBe(true);
+		expect(result.workflowData).toBeUndefined();
+		expect(result.responseStatus).toBe(401);
+		expect(result.responseBody).toEqual({ error: 'invalid signature' });
+		expect(result.responseHeaders['content-type']).toMatch(/^application\/json/);
 	});
 });
