@@ -13,7 +13,7 @@ import type {
 
 import { createCredentialStore, runNode, runWebhook } from '../harness';
 import type { CredentialStore } from '../harness';
-import { startSimulator } from '../simulator';
+import { DEFAULT_SIGNING_SECRET, startSimulator } from '../simulator';
 
 type Simulator = Awaited<ReturnType<typeof startSimulator>>;
 
@@ -174,8 +174,6 @@ describe('test harness: runNode through n8n-core', () => {
 	});
 });
 
-const SIGNING_SECRET = '3f1c9a7be24d5086f7a3c1e9b0d2486a5ce7f3019b8d6a24e5c07f9132ab4d6e';
-
 const signingSecretCredential: ICredentialType = {
 	name: 'testSigningSecretApi',
 	displayName: 'Test Signing Secret',
@@ -191,10 +189,13 @@ const signingSecretCredential: ICredentialType = {
 };
 
 function sign(body: Buffer): string {
-	return createHmac('sha256', Buffer.from(SIGNING_SECRET, 'hex')).update(body).digest('hex');
+	return createHmac('sha256', Buffer.from(DEFAULT_SIGNING_SECRET, 'hex'))
+		.update(body)
+		.digest('hex');
 }
 
 /** Verifies an HMAC over the raw body, answers bad signatures itself and drops repeated event ids. */
+// eslint-disable-next-line @n8n/community-nodes/webhook-lifecycle-complete -- nothing to register remotely in a test
 class SignedEventTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Signed Event Trigger',
@@ -205,7 +206,6 @@ class SignedEventTrigger implements INodeType {
 		defaults: { name: 'Signed Event Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		usableAsTool: true,
 		credentials: [{ name: 'testSigningSecretApi', required: true }],
 		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'events' }],
 		properties: [],
@@ -238,7 +238,7 @@ class SignedEventTrigger implements INodeType {
 
 describe('test harness: runWebhook through n8n-core', () => {
 	const credentials = createCredentialStore(
-		{ testSigningSecretApi: { secret: SIGNING_SECRET } },
+		{ testSigningSecretApi: { secret: DEFAULT_SIGNING_SECRET } },
 		{ credentialTypes: [signingSecretCredential] },
 	);
 
