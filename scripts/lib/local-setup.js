@@ -1,0 +1,234 @@
+'use strict';
+/**
+ * The whole local stack, shared by `npm start` and the end-to-end suite: the service's simulator,
+ * a real n8n with this package, the credentials and example workflows the examples reference, the
+ * data table the write back example stores into, the trigger workflows activated.
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+const rt = require('./n8n-runtime');
+
+/** Credentials the example workflows reference (by these ids and names). */
+const CREDENTIALS = {
+	oauth2: { id: 'ccExampleOAuth2Api', name: 'Contact Center account', type: 'contactCenterOAuth2Api' },
+	lookup: {
+		id: 'ccExampleLookupSecret',
+		name: 'Contact Center lookup secret',
+		type: 'contactCenterSigningSecretApi',
+	},
+	writeBack: {
+		id: 'ccExampleWriteBackSecret',
+		name: 'Contact Center write back secret',
+		type: 'contactCenterSigningSecretApi',
+	},
+	notification: {
+		id: 'ccExampleNotifySecret',
+		name: 'Contact Center notification secret',
+		type: 'contactCenterSigningSecretApi',
+	},
+};
+
+/** The data table example 4 stores conversations into (created by the local run; users create it once). */
+const CONVERSATIONS_TABLE = {
+	name: 'contact_center_conversations',
+	columns: [
+		{ name: 'idempotencyKey', type: 'string' },
+		{ name: 'eventType', type: 'string' },
+		{ name: 'conversationId', type: 'string' },
+		{ name: 'status', type: 'string' },
+		{ name: 'previousStatus', type: 'string' },
+		{ name: 'contact', type: 'string' },
+		{ name: 'channel', type: 'string' },
+		{ name: 'agentEmail', type: 'string' },
+		{ name: 'statusUpdatedAt', type: 'string' },
+		{ name: 'messageCount', type: 'number' },
+		{ name: 'transcript', type: 'string' },
+	],
+};
+
+const DEFAULT_OWNER = {
+	email: 'owner@example.com',
+	password: 'ContactCenter-local-1',
+	firstName: 'Local',
+	lastName: 'Owner',
+};
+
+const ENDPOINT_LABELS = { lookup: 'Lookup', writeBack: 'Write back', notification: 'Notification' };
+
+/**
+ * Name of the secret field of the signing secret credential, read from the built package, so the
+ * import follows whatever the credential calls it. Undefined while the credential does not exist.
+ */
+function signingSecretField() {
+	const file = path.join(rt.REPO_ROOT, 'dist', 'credentials', 'ContactCenterSigningSecretApi.credentials.js');
+	if (!fs.existsSync(file)) return undefined;
+	delete require.cache[require.resolve(file)];
+	const mod = require(file);
+	const Cls = Object.values(mod).find((v) => typeof v === 'function');
+	const props = new Cls().properties ?? [];
+	const secret =
+		props.find((p) => p.typeOptions?.password) ?? props.find((p) => /secret/i.test(p.name)) ?? props[0];
+	return secret?.name;
+}
+
+/** The credentials to import: OAuth2 (simulator or real service) and the three signing secrets. */
+function credentialsFor({ serviceUrl, clientId, clientSecret, secrets }) {
+	const list = [
+		{ ...CREDENTIALS.oauth2, data: { baseUrl: serviceUrl, clientId, clientSecret } },
+	];
+	const field = signingSecretField();
+	if (field) {
+		for (const key of ['lookup', 'writeBack', 'notification']) {
+			list.push({ ...CREDENTIALS[key], data: { [field]: secrets[key] } });
+		}
+	}
+	return list;
+}
+
+function endpointOf(workflow) {
+	const trigger = rt.triggerNodes(workflow)[0];
+	return trigger?.parameters?.endpoint ?? (trigger ? 'lookup' : undefined);
+}
+
+async function ensureDataTable(instance, table) {
+	const list = await rt.publicApi(instance, 'GET', `/data-tables?limit=100`);
+	const found = (list.data ?? []).find((t) => t.name === table.name);
+	if (found) return found;
+	return rt.publicApi(instance, 'POST', '/data-tables', { name: table.name, columns: table.columns });
+}
+
+/**
+ * Starts everything. Options:
+ *   userFolder      n8n's user folder (kept; state survives restarts)
+ *   n8nPort         0 = a free port
+ *   simulatorPort   0 = a free port
+ *   service         {baseUrl, clientId, clientSecret} of the real service, or undefined for the simulator
+ *   secrets         {lookup, writeBack, notification} hex secrets, each defaulting to the simulator's
+ *   simulatorOptions  passed to startSimulator
+ *   owner, log, skipBuild
+ * Resolves with {instance, simulator, workflows, webhooks, stop(), summary()}; on failure stops what it started.
+ */
+async function startStack(opts) {
+	const log = opts.log ?? ((l) => process.stderr.write(`${l}\n`));
+	const owner = { ...DEFAULT_OWNER, ...(opts.owner ?? {}) };
+	const userFolder = path.resolve(opts.userFolder);
+	fs.mkdirSync(userFolder, { recursive: true });
+	const stack = { instance: null, simulator: null, workflows: [], webhooks: [] };
+	stack.stop = async () => {
+		if (stack.instance) await rt.stopServer(stack.instance);
+		if (stack.simulator) {
+			const sim = stack.simulator;
+			stack.simulator = null;
+			await sim.stop();
+		}
+	};
+	try {
+		// The long first install and the build are independent.
+		const [runtime] = await Promise.all([
+			rt.installRuntime({ log }),
+			opts.skipBuild ? Promise.resolve() : rt.buildPackage({ log }),
+		]);
+		const { startSimulator } = require(path.join(rt.REPO_ROOT, 'test', 'simulator'));
+		const defaultSecret = require(path.join(rt.REPO_ROOT, 'test', 'simulator')).DEFAULT_SIGNING_SECRET;
+		const secrets = {
+			lookup: opts.secrets?.lookup || defaultSecret,
+			writeBack: opts.secrets?.writeBack || defaultSecret,
+			notification: opts.secrets?.notification || defaultSecret,
+		};
+		stack.simulator = await startSimulator({
+			port: opts.simulatorPort ?? 0,
+			signingSecret: secrets.lookup,
+			...(opts.simulatorOptions ?? {}),
+		});
+		const simClient = stack.simulator.options.clients[0];
+		const service = opts.service ?? {
+			baseUrl: stack.simulator.url,
+			clientId: simClient.clientId,
+			clientSecret: simClient.clientSecret,
+		};
+		stack.service = service;
+		stack.secrets = secrets;
+
+		const instance = await rt.createInstance(runtime, {
+			userFolder,
+			port: opts.n8nPort || undefined,
+		});
+		stack.instance = instance;
+		log(`installing the package into ${path.join(userFolder, '.n8n', 'nodes')}`);
+		const tarball = await rt.packPackage(path.join(userFolder, 'pack'));
+		await rt.installPackageInto(userFolder, tarball, { runtime });
+
+		log('importing credentials and example workflows (n8n CLI)');
+		await rt.importCredentials(
+			instance,
+			credentialsFor({
+				serviceUrl: service.baseUrl,
+				clientId: service.clientId,
+				clientSecret: service.clientSecret,
+				secrets,
+			}),
+		);
+		const examples = rt.loadExamples();
+		stack.workflows = examples.map(({ file, workflow }) => ({
+			file,
+			id: workflow.id,
+			name: workflow.name,
+			endpoint: endpointOf(workflow),
+			trigger: rt.triggerNodes(workflow).length > 0,
+			workflow: rt.localVariant(workflow),
+			active: false,
+		}));
+		if (stack.workflows.length > 0) await rt.importWorkflows(instance, stack.workflows.map((w) => w.workflow));
+
+		await rt.startServer(instance, { log });
+		const loadError = rt.packageLoadError(instance);
+		if (loadError) throw new Error(`n8n could not load ${rt.PACKAGE_NAME}:\n${loadError}`);
+		await rt.setupAccess(instance, owner);
+		stack.owner = owner;
+		await ensureDataTable(instance, CONVERSATIONS_TABLE);
+		for (const wf of stack.workflows.filter((w) => w.trigger)) {
+			await rt.activateWorkflow(instance, wf.id);
+			wf.active = true;
+		}
+		const registered = await rt.registeredWebhooks(instance);
+		stack.webhooks = stack.workflows
+			.filter((w) => w.active)
+			.flatMap((w) =>
+				registered
+					.filter((r) => r.workflowId === w.id)
+					.map((r) => ({ endpoint: w.endpoint, label: ENDPOINT_LABELS[w.endpoint] ?? w.endpoint, workflowId: w.id, url: r.url, method: r.method })),
+			)
+			.sort((a, b) => Object.keys(ENDPOINT_LABELS).indexOf(a.endpoint) - Object.keys(ENDPOINT_LABELS).indexOf(b.endpoint));
+		for (const hook of stack.webhooks) await rt.waitForWebhook(hook.url);
+		stack.summary = () => {
+			const distinct = [...new Set(Object.values(secrets))];
+			return {
+				editorUrl: `${instance.baseUrl}/`,
+				owner,
+				serviceUrl: service.baseUrl,
+				webhooks: stack.webhooks,
+				workflows: stack.workflows,
+				signingSecretLine:
+					distinct.length === 1
+						? `${distinct[0]}${secrets.lookup === defaultSecret ? ' (the simulator signs with it)' : ''}`
+						: Object.entries(secrets)
+								.map(([k, v]) => `${ENDPOINT_LABELS[k]}: ${v}`)
+								.join(', '),
+			};
+		};
+		return stack;
+	} catch (error) {
+		await stack.stop().catch(() => undefined);
+		throw error;
+	}
+}
+
+module.exports = {
+	CREDENTIALS,
+	CONVERSATIONS_TABLE,
+	DEFAULT_OWNER,
+	credentialsFor,
+	signingSecretField,
+	ensureDataTable,
+	startStack,
+};

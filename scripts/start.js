@@ -1,0 +1,130 @@
+#!/usr/bin/env node
+'use strict';
+/**
+ * `npm start`: a real n8n with this package, the service's simulator and the example workflows.
+ *
+ * Builds the package, installs Node 24 + n8n 2.41.1 once (cached outside the clone), starts the
+ * simulator and n8n on 127.0.0.1, imports a credential pointing at the simulator (or at the real
+ * service, see below) and the example workflows, activates the trigger workflows, and prints the
+ * editor URL, the owner login, the webhook URLs and the signing secret. Ctrl-C stops everything.
+ *
+ * Environment (all optional):
+ *   CONTACT_CENTER_BASE_URL, CONTACT_CENTER_CLIENT_ID, CONTACT_CENTER_CLIENT_SECRET
+ *       use the real service for the action node instead of the simulator (all three together)
+ *   CONTACT_CENTER_SIGNING_SECRET   hex secret for all three trigger endpoints (default: the simulator's)
+ *   CONTACT_CENTER_LOOKUP_SECRET, CONTACT_CENTER_WRITE_BACK_SECRET, CONTACT_CENTER_NOTIFICATION_SECRET
+ *       per-endpoint secrets (override CONTACT_CENTER_SIGNING_SECRET)
+ *   CONTACT_CENTER_N8N_PORT (5678), CONTACT_CENTER_SIMULATOR_PORT (5680)
+ *   CONTACT_CENTER_OWNER_EMAIL, CONTACT_CENTER_OWNER_PASSWORD   the n8n owner login
+ *   CONTACT_CENTER_STATE_DIR (.n8n-local/start)   n8n's user folder; kept between runs
+ *   CONTACT_CENTER_RUNTIME_CACHE (~/.cache/n8n-nodes-contact-center)   where Node 24 and n8n are installed
+ */
+const path = require('node:path');
+const rt = require('./lib/n8n-runtime');
+const setup = require('./lib/local-setup');
+
+const log = (line) => process.stderr.write(`[start] ${line}\n`);
+
+function settings(env = process.env) {
+	const real = ['CONTACT_CENTER_BASE_URL', 'CONTACT_CENTER_CLIENT_ID', 'CONTACT_CENTER_CLIENT_SECRET'];
+	const given = real.filter((k) => env[k]);
+	if (given.length > 0 && given.length < real.length) {
+		throw new Error(`set all of ${real.join(', ')} to use the real service (missing: ${real.filter((k) => !env[k]).join(', ')})`);
+	}
+	const secret = (name) => env[name] || env.CONTACT_CENTER_SIGNING_SECRET || undefined;
+	for (const name of [
+		'CONTACT_CENTER_SIGNING_SECRET',
+		'CONTACT_CENTER_LOOKUP_SECRET',
+		'CONTACT_CENTER_WRITE_BACK_SECRET',
+		'CONTACT_CENTER_NOTIFICATION_SECRET',
+	]) {
+		if (env[name] && !/^([0-9a-fA-F]{2})+$/.test(env[name])) throw new Error(`${name} must be a hexadecimal string`);
+	}
+	return {
+		service: given.length
+			? {
+					baseUrl: env.CONTACT_CENTER_BASE_URL.replace(/\/+$/, ''),
+					clientId: env.CONTACT_CENTER_CLIENT_ID,
+					clientSecret: env.CONTACT_CENTER_CLIENT_SECRET,
+				}
+			: undefined,
+		secrets: {
+			lookup: secret('CONTACT_CENTER_LOOKUP_SECRET'),
+			writeBack: secret('CONTACT_CENTER_WRITE_BACK_SECRET'),
+			notification: secret('CONTACT_CENTER_NOTIFICATION_SECRET'),
+		},
+		n8nPort: Number(env.CONTACT_CENTER_N8N_PORT || 5678),
+		simulatorPort: Number(env.CONTACT_CENTER_SIMULATOR_PORT || 5680),
+		owner: {
+			email: env.CONTACT_CENTER_OWNER_EMAIL || setup.DEFAULT_OWNER.email,
+			password: env.CONTACT_CENTER_OWNER_PASSWORD || setup.DEFAULT_OWNER.password,
+			firstName: setup.DEFAULT_OWNER.firstName,
+			lastName: setup.DEFAULT_OWNER.lastName,
+		},
+		stateDir: path.resolve(rt.REPO_ROOT, env.CONTACT_CENTER_STATE_DIR || path.join('.n8n-local', 'start')),
+	};
+}
+
+async function main() {
+	const cfg = settings();
+	let stack = null;
+	let stopping = false;
+	const stop = async (code) => {
+		if (stopping) return;
+		stopping = true;
+		log('stopping n8n and the simulator…');
+		if (stack) await stack.stop();
+		process.exit(code);
+	};
+	process.on('SIGINT', () => void stop(0));
+	process.on('SIGTERM', () => void stop(0));
+
+	const started = Date.now();
+	stack = await setup.startStack({
+		userFolder: cfg.stateDir,
+		n8nPort: cfg.n8nPort,
+		simulatorPort: cfg.simulatorPort,
+		service: cfg.service,
+		secrets: cfg.secrets,
+		owner: cfg.owner,
+		log,
+	});
+	if (stopping) return;
+	stack.instance.server.exited.then(({ code, signal }) => {
+		if (stopping) return;
+		log(`n8n exited unexpectedly (${code ?? signal}); see ${stack.instance.server?.logFile ?? 'its log'}`);
+		void stop(1);
+	});
+
+	const s = stack.summary();
+	const lines = [
+		'',
+		`n8n ${stack.instance.runtime.version} with n8n-nodes-contact-center is running (ready in ${Math.round((Date.now() - started) / 1000)} s).`,
+		'',
+		`  Editor:          ${s.editorUrl}`,
+		`  Owner login:     ${s.owner.email} / ${s.owner.password}`,
+		`  Service API:     ${s.serviceUrl}${cfg.service ? ' (real service)' : ' (local simulator)'}`,
+		'',
+		'  Webhook URLs (paste into the service under Settings -> Integration & APIs -> CRM):',
+		...s.webhooks.map((w) => `    ${w.label.padEnd(14)} ${w.url}`),
+		'',
+		`  Signing secret:  ${s.signingSecretLine}`,
+		'',
+		'  Example workflows: ' + s.workflows.map((w) => `${w.name}${w.active ? ' (active)' : ''}`).join('; '),
+	];
+	if (!cfg.service) {
+		lines.push(
+			'',
+			'  Try a signed lookup through the simulator:',
+			`    curl -s -X POST ${s.serviceUrl}/__sim/crm/deliver -H 'content-type: application/json' \\`,
+			`      -d '{"url":"${s.webhooks[0]?.url ?? ''}","body":{"email":"ada@example.com"}}'`,
+		);
+	}
+	lines.push('', 'Press Ctrl-C to stop n8n and the simulator.', '');
+	process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+main().catch((error) => {
+	process.stderr.write(`[start] failed: ${error.stack || error.message}\n`);
+	process.exit(1);
+});
