@@ -1,0 +1,47 @@
+import {
+	formatInTimeZone,
+	isValidTimeZone,
+	toInstant,
+	type Instant,
+} from '../../nodes/ContactCenter/helpers/dateTime';
+
+const instant = (value: unknown, timeZone: string) => toInstant(value, timeZone) as Instant;
+
+describe('toInstant', () => {
+	it('keeps a value that carries an offset as written', () => {
+		expect(toInstant('2026-11-20T08:00:00Z', 'Europe/Amsterdam')).toEqual({
+			epochMs: Date.parse('2026-11-20T08:00:00Z'),
+			iso: '2026-11-20T08:00:00Z',
+		});
+		expect(instant('2026-11-20T08:00:00-0500', 'UTC').epochMs).toBe(Date.parse('2026-11-20T13:00:00Z'));
+	});
+
+	it('reads a wall clock without offset in the given zone, across daylight saving', () => {
+		expect(toInstant('2026-07-01T12:00:00', 'Europe/Amsterdam')).toEqual({
+			epochMs: Date.parse('2026-07-01T10:00:00Z'),
+			iso: '2026-07-01T12:00:00+02:00',
+		});
+		expect(instant('2026-01-01', 'America/New_York').iso).toBe('2026-01-01T00:00:00-05:00');
+	});
+
+	it('accepts a Date and a Luxon-like DateTime', () => {
+		const date = new Date('2026-11-20T08:00:00Z');
+		expect(toInstant(date, 'UTC')).toEqual({ epochMs: date.getTime(), iso: '2026-11-20T08:00:00+00:00' });
+		expect(instant({ toISO: () => '2026-11-20T09:00:00.000+01:00' }, 'UTC').epochMs).toBe(date.getTime());
+	});
+
+	it.each(['', 'tomorrow', '2026-02-30T10:00:00', '2026-11-20T25:00:00', '20261120'])('says why %p is not a date-time', (value) => {
+		expect(toInstant(value, 'UTC')).toHaveProperty('invalid');
+	});
+});
+
+describe('time zones', () => {
+	it('knows IANA names only', () => {
+		expect(isValidTimeZone('Asia/Kolkata')).toBe(true);
+		expect(isValidTimeZone('Mars/Olympus')).toBe(false);
+	});
+
+	it('formats with half-hour offsets', () => {
+		expect(formatInTimeZone(Date.parse('2026-11-20T08:00:00Z'), 'Asia/Kolkata')).toBe('2026-11-20T13:30:00+05:30');
+	});
+});

@@ -1,0 +1,47 @@
+import {
+	MAX_RETRY_AFTER_MS,
+	MAX_SEND_RETRIES,
+	retryDelayMs,
+	sendIntervalMs,
+	SendPacer,
+} from '../../nodes/ContactCenter/helpers/sendPacing';
+
+describe('send pacing', () => {
+	it('spaces 60 messages per minute a little over one second apart', () => {
+		expect(sendIntervalMs(60)).toBeCloseTo(1010);
+		expect(sendIntervalMs(1200)).toBeCloseTo(50.5);
+	});
+
+	it('hands out evenly spaced slots and does not burst after a slow send', () => {
+		let now = 0;
+		const pacer = new SendPacer(100, () => now);
+		expect(pacer.reserveSlot()).toBe(0);
+		expect(pacer.reserveSlot()).toBe(100);
+		now = 500; // the sends took longer than their slots
+		expect(pacer.reserveSlot()).toBe(0);
+		expect(pacer.reserveSlot()).toBe(100);
+	});
+
+	it('postpones the next slot after a refusal', () => {
+		let now = 0;
+		const pacer = new SendPacer(100, () => now);
+		pacer.reserveSlot();
+		pacer.postpone(1000);
+		expect(pacer.reserveSlot()).toBe(1000);
+		now = 1000;
+		expect(pacer.reserveSlot()).toBe(100);
+	});
+
+	it('backs off over more than one full rate window before giving up', () => {
+		const delays = Array.from({ length: MAX_SEND_RETRIES + 1 }, (_, i) => retryDelayMs(i + 1, 1000));
+		expect(delays.slice(0, MAX_SEND_RETRIES)).toEqual([1000, 2000, 4000, 8000, 16000, 32000]);
+		expect(delays[MAX_SEND_RETRIES]).toBeUndefined();
+		const total = (delays.slice(0, MAX_SEND_RETRIES) as number[]).reduce((a, b) => a + b, 0);
+		expect(total).toBeGreaterThan(60 * 1000);
+	});
+
+	it('honours Retry-After, within a bound', () => {
+		expect(retryDelayMs(1, 1000, 7000)).toBe(7000);
+		expect(retryDelayMs(1, 1000, MAX_RETRY_AFTER_MS + 1)).toBeUndefined();
+	});
+});
