@@ -6,6 +6,7 @@ import {
 	type INodeTypeDescription,
 } from 'n8n-workflow';
 
+import * as crmLookup from './actions/crmLookup';
 import * as metric from './actions/metric';
 import * as proactiveMessage from './actions/proactiveMessage';
 import { router } from './actions/router';
@@ -27,7 +28,14 @@ export class ContactCenter implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'contactCenterOAuth2Api', required: true }],
+		credentials: [
+			{
+				name: 'contactCenterOAuth2Api',
+				required: true,
+				// Respond to Lookup answers n8n's pending webhook request and calls no API.
+				displayOptions: { hide: { resource: ['crmLookup'] } },
+			},
+		],
 		properties: [
 			{
 				displayName: 'Resource',
@@ -41,11 +49,17 @@ export class ContactCenter implements INodeType {
 						description: 'Messages sent to contacts on your initiative',
 					},
 					{ name: 'Metric', value: 'metric', description: 'Real-time dashboard metrics' },
+					{
+						name: 'CRM Lookup',
+						value: 'crmLookup',
+						description: 'Answer a lookup received by the Contact Center Trigger',
+					},
 				],
 				default: 'proactiveMessage',
 			},
 			...proactiveMessage.description,
 			...metric.description,
+			...crmLookup.description,
 		],
 	};
 

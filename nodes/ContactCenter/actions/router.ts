@@ -1,5 +1,6 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 
+import * as crmLookup from './crmLookup';
 import * as metric from './metric';
 import * as proactiveMessage from './proactiveMessage';
 
@@ -15,6 +16,7 @@ const resources: Record<string, Record<string, Operation>> = {
 		get: metric.get,
 		getSnapshot: metric.getSnapshot,
 	},
+	crmLookup: { respond: crmLookup.respond },
 };
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

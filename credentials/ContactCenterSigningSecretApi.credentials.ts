@@ -1,0 +1,35 @@
+import type { Icon, ICredentialType, INodeProperties } from 'n8n-workflow';
+
+/**
+ * The shared secret of the CRM integration (interface C). The service issues one per configured
+ * URL (lookup, write back); the Contact Center Trigger checks the X-Service-Signature header of
+ * every call with it. There is no HTTP API that could confirm the secret, so the trigger's
+ * credential test (`testedBy`) checks what can be checked locally: that it is valid hexadecimal.
+ */
+export class ContactCenterSigningSecretApi implements ICredentialType {
+	name = 'contactCenterSigningSecretApi';
+
+	displayName = 'Contact Center Signing Secret API';
+
+	icon: Icon = {
+		light: 'file:../icons/contactCenter.svg',
+		dark: 'file:../icons/contactCenter.dark.svg',
+	};
+
+	documentationUrl =
+		'https://github.com/n8n-nodes-contact-center/n8n-nodes-contact-center?tab=readme-ov-file#contact-center-trigger';
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'Signing Secret',
+			name: 'secret',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			required: true,
+			placeholder: 'e.g. 3f1c9a7be24d5086f7a3c1e9b0d2486a…',
+			description:
+				'The hexadecimal secret key the service shows after you save a URL under Settings -> Integration & APIs -> CRM. Paste it as shown: an even number of digits 0-9 and a-f (either case). Each URL gets its own secret, so use one credential per endpoint unless the service shows the same key.',
+		},
+	];
+}
