@@ -18,11 +18,13 @@ import { registerN8nServices } from './n8n-services';
 
 registerN8nServices();
 
-export const PACKAGE_NAME = 'n8n-nodes-contact-center';
+const PACKAGE_NAME = 'n8n-nodes-contact-center';
 
 const INSTANCE_BASE_URL = 'http://localhost:5678';
 
-export type AnyNodeType = INodeType | IVersionedNodeType;
+const EXECUTION_ID = 'harness-execution-id';
+
+type AnyNodeType = INodeType | IVersionedNodeType;
 
 export interface WorkflowSetupOptions {
 	nodeType: AnyNodeType;
@@ -120,7 +122,7 @@ export function buildAdditionalData(
 	return {
 		credentialsHelper,
 		hooks,
-		executionId: 'harness-execution-id',
+		executionId: EXECUTION_ID,
 		workflowId: setup.workflow.id,
 		currentNodeExecutionIndex: 0,
 		restApiUrl: `${INSTANCE_BASE_URL}/rest`,
@@ -159,5 +161,5 @@ export function buildHooks(
 		nodes: [setup.node],
 		connections: {},
 	};
-	return new ExecutionLifecycleHooks(mode, 'harness-execution-id', workflowData);
+	return new ExecutionLifecycleHooks(mode, EXECUTION_ID, workflowData);
 }

@@ -74,6 +74,30 @@ class MetricProbe implements INodeType {
 	}
 }
 
+/** Answers the webhook that started the workflow and counts its runs in global static data. */
+class RespondingCounter implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Responding Counter',
+		name: 'respondingCounter',
+		group: ['transform'],
+		version: 1,
+		description: 'Harness test node',
+		defaults: { name: 'Responding Counter' },
+		usableAsTool: true,
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		properties: [],
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const counter = this.getWorkflowStaticData('global') as { runs?: number };
+		counter.runs = (counter.runs ?? 0) + 1;
+		await this.sendResponse({ body: { runs: counter.runs }, headers: {}, statusCode: 202 });
+		const items = this.helpers.returnJsonArray({ runs: counter.runs });
+		return [this.helpers.constructExecutionMetaData(items, { itemData: { item: 0 } })];
+	}
+}
+
 describe('test harness: runNode through n8n-core', () => {
 	let sim: Simulator;
 	let credentials: CredentialStore;
@@ -171,6 +195,20 @@ describe('test harness: runNode through n8n-core', () => {
 
 		expect(error).toBeUndefined();
 		expect(output?.[0][0].json.error).toEqual(expect.stringContaining('could not be found'));
+	});
+
+	it('captures sendResponse and keeps global static data across runs', async () => {
+		const staticData: IDataObject = {};
+		await runNode({ nodeType: new RespondingCounter(), parameters: {}, staticData });
+		const { output, sentResponses } = await runNode({
+			nodeType: new RespondingCounter(),
+			parameters: {},
+			staticData,
+		});
+
+		expect(output).toEqual([[{ json: { runs: 2 }, pairedItem: { item: 0 } }]]);
+		expect(sentResponses).toEqual([{ body: { runs: 2 }, headers: {}, statusCode: 202 }]);
+		expect(staticData.global).toEqual({ runs: 2 });
 	});
 });
 
