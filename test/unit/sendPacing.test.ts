@@ -7,14 +7,14 @@ import {
 } from '../../nodes/ContactCenter/helpers/sendPacing';
 
 describe('send pacing', () => {
-	it('spaces 60 messages per minute a little over one second apart', () => {
-		expect(sendIntervalMs(60)).toBeCloseTo(1010);
-		expect(sendIntervalMs(1200)).toBeCloseTo(50.5);
+	it('spaces 60 messages per minute one second apart', () => {
+		expect(sendIntervalMs(60)).toBe(1000);
+		expect(sendIntervalMs(1200)).toBe(50);
 	});
 
 	it('hands out evenly spaced slots and does not burst after a slow send', () => {
 		let now = 0;
-		const pacer = new SendPacer(100, () => now);
+		const pacer = new SendPacer(600, 60_000, () => now);
 		expect(pacer.reserveSlot()).toBe(0);
 		expect(pacer.reserveSlot()).toBe(100);
 		now = 500; // the sends took longer than their slots
@@ -22,9 +22,24 @@ describe('send pacing', () => {
 		expect(pacer.reserveSlot()).toBe(100);
 	});
 
+	it('never lets more than the quota through in one window counted from the answers', () => {
+		let now = 0;
+		// 3 per 300 ms; the service takes 50 ms to answer each send.
+		const pacer = new SendPacer(600, 300, () => now);
+		const sentAt: number[] = [];
+		for (let i = 0; i < 7; i++) {
+			now += pacer.reserveSlot();
+			sentAt.push(now);
+			now += 50;
+			pacer.recordAccepted();
+		}
+		expect(sentAt).toEqual([0, 100, 200, 350, 450, 550, 700]);
+		for (let i = 3; i < sentAt.length; i++) expect(sentAt[i] - sentAt[i - 3]).toBeGreaterThanOrEqual(300);
+	});
+
 	it('postpones the next slot after a refusal', () => {
 		let now = 0;
-		const pacer = new SendPacer(100, () => now);
+		const pacer = new SendPacer(600, 60_000, () => now);
 		pacer.reserveSlot();
 		pacer.postpone(1000);
 		expect(pacer.reserveSlot()).toBe(1000);

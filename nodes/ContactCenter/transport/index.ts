@@ -27,6 +27,7 @@ interface ThrownHttpError {
 	message?: string;
 	code?: string;
 	response?: { status?: number; data?: unknown; headers?: Record<string, unknown> };
+	cause?: ThrownHttpError;
 }
 
 /**
@@ -62,17 +63,20 @@ export async function contactCenterApiRequest(
 	return outcome.body;
 }
 
-function failureOfThrownError(error: ThrownHttpError): ServiceFailure {
-	if (error.response?.status !== undefined) {
+function failureOfThrownError(thrown: ThrownHttpError): ServiceFailure {
+	// n8n-core wraps request errors in a NodeApiError whose cause is the original error.
+	const candidates = [thrown, thrown.cause].filter((e): e is ThrownHttpError => e !== undefined);
+	const withResponse = candidates.find((e) => e.response?.status !== undefined);
+	if (withResponse?.response) {
 		return classifyFailure({
-			status: error.response.status,
-			body: error.response.data,
-			headers: error.response.headers,
+			status: withResponse.response.status,
+			body: withResponse.response.data,
+			headers: withResponse.response.headers,
 		});
 	}
-	// n8n-core wraps a failed client-credentials grant in an error of its own, without a response.
-	if (/OAuth2 access token/i.test(error.message ?? '')) {
-		return { kind: 'unauthorized', messages: [error.message ?? ''] };
-	}
-	return classifyFailure({ networkCode: error.code, networkMessage: error.message });
+	// A failed client-credentials grant has no response of its own: n8n-core reports it in words.
+	const tokenFailure = candidates.find((e) => /OAuth2 access token/i.test(e.message ?? ''));
+	if (tokenFailure) return { kind: 'unauthorized', messages: [tokenFailure.message ?? ''] };
+	const original = thrown.cause ?? thrown;
+	return classifyFailure({ networkCode: original.code, networkMessage: original.message });
 }

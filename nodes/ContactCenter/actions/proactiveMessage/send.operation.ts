@@ -10,8 +10,8 @@ import {
 import { processItems } from '../../helpers/items';
 import {
 	DEFAULT_MESSAGES_PER_MINUTE,
+	DEFAULT_RATE_WINDOW_MS,
 	retryDelayMs,
-	sendIntervalMs,
 	SendPacer,
 } from '../../helpers/sendPacing';
 import { isRetryable } from '../../helpers/serviceError';
@@ -209,6 +209,15 @@ export const description: INodeProperties[] = [
 					"Sends are spread evenly at this rate. The service allows 60 per minute per organization; change it only if your account has another limit. Messages refused by the limit are retried, up to 6 times.",
 			},
 			{
+				displayName: 'Rate Window (Seconds)',
+				name: 'rateWindowSeconds',
+				type: 'number',
+				typeOptions: { minValue: 0.1, numberPrecision: 1 },
+				default: 60,
+				description:
+					'The period over which the service counts its limit: at most Messages Per Minute × window / 60 messages are sent in any such period. The service counts per minute; change it only for a contract that counts otherwise.',
+			},
+			{
 				displayName: 'Wait for Final Status',
 				name: 'waitForFinalStatus',
 				type: 'boolean',
@@ -240,6 +249,7 @@ export const description: INodeProperties[] = [
 
 interface SendOptions {
 	messagesPerMinute?: number;
+	rateWindowSeconds?: number;
 	waitForFinalStatus?: boolean;
 	finalStatusTimeout?: number;
 	statusPollInterval?: number;
@@ -322,8 +332,10 @@ function buildSendBody(this: IExecuteFunctions, i: number) {
 
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const options = this.getNodeParameter('options', 0, {}) as SendOptions;
-	const intervalMs = sendIntervalMs(options.messagesPerMinute ?? DEFAULT_MESSAGES_PER_MINUTE);
-	const pacer = new SendPacer(intervalMs);
+	const pacer = new SendPacer(
+		options.messagesPerMinute ?? DEFAULT_MESSAGES_PER_MINUTE,
+		options.rateWindowSeconds === undefined ? DEFAULT_RATE_WINDOW_MS : options.rateWindowSeconds * 1000,
+	);
 
 	const sendWithRetries = async (body: IDataObject) => {
 		for (let attempt = 1; ; attempt++) {
@@ -334,10 +346,13 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 					(response) => ({ response, error: undefined }),
 					(error: unknown) => ({ response: undefined, error }),
 				);
-			if (outcome.error === undefined) return { response: outcome.response, attempts: attempt };
+			if (outcome.error === undefined) {
+				pacer.recordAccepted();
+				return { response: outcome.response, attempts: attempt };
+			}
 			const { error } = outcome;
 			if (!(error instanceof ServiceRequestError) || !isRetryable(error.failure)) throw error;
-			const delay = retryDelayMs(attempt, intervalMs, error.failure.retryAfterMs);
+			const delay = retryDelayMs(attempt, pacer.intervalMs, error.failure.retryAfterMs);
 			if (delay === undefined) throw new ServiceRequestError(error.failure, attempt);
 			pacer.postpone(delay);
 		}

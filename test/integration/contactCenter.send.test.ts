@@ -1,0 +1,182 @@
+import { sleep } from 'n8n-workflow';
+
+import { describeError, runContactCenter, sendParameters, useSimulator } from './contactCenterFixture';
+
+describe('Contact Center: Proactive Message -> Send', () => {
+	const fixture = useSimulator({ settleAfterMs: 0 });
+	const sendsOf = () => fixture.sim.requests.filter((r) => r.method === 'POST' && r.path.startsWith('/proactive-messaging'));
+	beforeEach(() => fixture.sim.resetCounters());
+
+	it('sends an SMS and returns the correlation id with the fields that join it to its row', async () => {
+		const { json, error } = await runContactCenter(fixture.credentials, sendParameters({ contact: '={{ $json.phone }}' }), [
+			{ phone: '+15551230001' },
+			{ phone: '+15551230002' },
+		]);
+		expect(error).toBeUndefined();
+		expect(json).toHaveLength(2);
+		expect(json[0]).toEqual({
+			correlationId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+			sent: true,
+			medium: 'TWILIO',
+			channel: 'Support SMS',
+			contact: '+15551230001',
+			messageType: 'text',
+			attempts: 1,
+		});
+		expect(json[1].contact).toBe('+15551230002');
+		expect(sendsOf().map((r) => r.body)).toEqual([
+			{ medium: 'TWILIO', channel: 'Support SMS', contact: '+15551230001', text: 'Your order has shipped' },
+			{ medium: 'TWILIO', channel: 'Support SMS', contact: '+15551230002', text: 'Your order has shipped' },
+		]);
+		expect(sendsOf()[0].headers.authorization).toMatch(/^Bearer /);
+		expect(fixture.sim.counters.sendsAccepted).toBe(2);
+	});
+
+	it('builds a WhatsApp template that the service parses into the same fields', async () => {
+		const { json, error } = await runContactCenter(
+			fixture.credentials,
+			sendParameters({
+				medium: 'WHATSAPP',
+				messageType: 'template',
+				templateNamespace: 'ns_42',
+				templateName: 'order_shipped',
+				templateLanguage: 'en_US',
+				templateBodyVariables: { variable: [{ value: 'Ann' }, { value: '={{ $json.order }}' }] },
+				metadata: { entry: [{ key: 'orderId', value: '={{ $json.order }}' }] },
+			}),
+			[{ order: 1234 }],
+		);
+		expect(error).toBeUndefined();
+		expect(json[0]).toMatchObject({ sent: true, medium: 'WHATSAPP', messageType: 'template' });
+		const message = fixture.sim.messages.find((m) => m.correlationId === json[0].correlationId);
+		expect(message?.template).toEqual({
+			namespace: 'ns_42',
+			template: 'order_shipped',
+			fallback: 'order_shipped',
+			language: 'en_US',
+			bodyText: ['Ann', '1234'],
+		});
+		expect(message?.body.metadata).toEqual({ orderId: '1234' });
+	});
+
+	it.each([
+		[{ channel: ' ' }, "'Channel' is empty"],
+		[{ contact: '' }, "'Contact' is empty"],
+		[{ contact: '0612345678' }, "'Contact' '0612345678' looks like a phone number without the leading +"],
+		[{ text: '' }, "'Text' is empty"],
+		[{ medium: 'SMS' }, "'Medium' has an unknown value 'SMS'"],
+		[{ metadata: { entry: [{ key: 'a', value: '1' }, { key: 'a', value: '2' }] } }, "'Metadata' has the key 'a' twice"],
+		[
+			{ medium: 'WHATSAPP', messageType: 'template', templateNamespace: 'ns', templateName: 'name]]x', templateLanguage: 'en' },
+			"'Template Name' contains ']]'",
+		],
+	])('refuses %p before sending anything', async (overrides, message) => {
+		const { error } = await runContactCenter(fixture.credentials, sendParameters(overrides));
+		expect(describeError(error).message).toContain(message);
+		expect(describeError(error).description).not.toBe('');
+		expect(sendsOf()).toHaveLength(0);
+	});
+
+	it('with Continue On Fail gives exactly one item per input item, the failed one saying it was not sent', async () => {
+		const { json, error } = await runContactCenter(
+			fixture.credentials,
+			sendParameters({ contact: '={{ $json.phone }}' }),
+			[{ phone: '+15551230001' }, { phone: '' }, { phone: '+15551230003' }],
+			true,
+		);
+		expect(error).toBeUndefined();
+		expect(json).toHaveLength(3);
+		expect(json.map((item) => item.sent)).toEqual([true, false, true]);
+		expect(json[1]).toMatchObject({ error: "'Contact' is empty", medium: 'TWILIO', channel: 'Support SMS' });
+		expect(fixture.sim.counters.sendsAccepted).toBe(2);
+	});
+
+	it('waits for the final status and adds the failure reason', async () => {
+		const { json, error } = await runContactCenter(
+			fixture.credentials,
+			sendParameters({
+				contact: '={{ $json.phone }}',
+				options: { waitForFinalStatus: true, finalStatusTimeout: 10, statusPollInterval: 0.02 },
+			}),
+			[{ phone: '+15551234567' }, { phone: '+15550000000' }],
+		);
+		expect(error).toBeUndefined();
+		expect(json[0]).toMatchObject({ sent: true, finalStatus: 'DELIVERED' });
+		expect(json[1]).toMatchObject({ sent: true, finalStatus: 'FAILED', failureReason: 'Invalid phone number' });
+	});
+});
+
+describe('Contact Center: Send at the rate limit', () => {
+	// The service's 60 per minute, scaled down: 20 per 400 ms.
+	const fixture = useSimulator({ sendRateLimit: { limit: 20, windowMs: 400 } });
+	const atTheLimit = { messagesPerMinute: 3000, rateWindowSeconds: 0.4 };
+	const phones = (prefix: string, count: number) =>
+		Array.from({ length: count }, (_, i) => ({ phone: `+1555${prefix}${String(i).padStart(4, '0')}` }));
+	beforeEach(async () => {
+		await sleep(450); // let the previous test's sends leave the window
+		fixture.sim.resetCounters();
+	});
+
+	it('paced at the limit, sends every message without a single refusal', async () => {
+		const { json, error } = await runContactCenter(
+			fixture.credentials,
+			sendParameters({ contact: '={{ $json.phone }}', options: atTheLimit }),
+			phones('123', 50),
+		);
+		expect(error).toBeUndefined();
+		expect(json.every((item) => item.sent === true)).toBe(true);
+		expect(fixture.sim.counters.sendsAccepted).toBe(50);
+		expect(fixture.sim.counters.sendsRefusedRateLimit).toBe(0);
+	});
+
+	it('when two executions share the limit, retries the refused messages and loses none', async () => {
+		const [first, second] = await Promise.all([
+			runContactCenter(fixture.credentials, sendParameters({ contact: '={{ $json.phone }}', options: atTheLimit }), phones('124', 25)),
+			runContactCenter(fixture.credentials, sendParameters({ contact: '={{ $json.phone }}', options: atTheLimit }), phones('125', 25)),
+		]);
+		const json = [...first.json, ...second.json];
+		expect([first.error, second.error]).toEqual([undefined, undefined]);
+		expect(json.filter((item) => item.sent === true)).toHaveLength(50);
+		expect(fixture.sim.counters.sendsAccepted).toBe(50);
+		expect(fixture.sim.counters.sendsRefusedRateLimit).toBeGreaterThan(0);
+		expect(json.some((item) => Number(item.attempts) > 1)).toBe(true);
+	});
+
+	it('keeps sending when the token expires in the middle of a batch: n8n fetches one new token', async () => {
+		await runContactCenter(fixture.credentials, sendParameters());
+		fixture.sim.resetCounters();
+		const expiry = sleep(150).then(() => fixture.sim.expireAllTokens());
+		const { json, error } = await runContactCenter(
+			fixture.credentials,
+			sendParameters({ contact: '={{ $json.phone }}', options: { messagesPerMinute: 300 } }),
+			phones('126', 3),
+		);
+		await expiry;
+		expect(error).toBeUndefined();
+		expect(json.map((item) => item.sent)).toEqual([true, true, true]);
+		expect(fixture.sim.counters.unauthorized).toBe(1);
+		expect(fixture.sim.counters.tokenRequests).toBe(1);
+	});
+});
+
+describe('Contact Center: Send when the limit cannot be met', () => {
+	const fixture = useSimulator({ sendRateLimit: { limit: 1, windowMs: 600_000 }, rateLimitResponse: 'errors400' });
+
+	it('gives up after the documented retries and says plainly that the message was not sent', async () => {
+		const { json, error } = await runContactCenter(
+			fixture.credentials,
+			sendParameters({ contact: '={{ $json.phone }}', options: { messagesPerMinute: 60000 } }),
+			[{ phone: '+15551260001' }, { phone: '+15551260002' }],
+			true,
+		);
+		expect(error).toBeUndefined();
+		expect(json).toHaveLength(2);
+		expect(json[0].sent).toBe(true);
+		expect(json[1]).toMatchObject({ sent: false, contact: '+15551260002' });
+		expect(json[1].error).toBe(
+			"The service's send rate limit was reached (tried 7 times): \"Rate limit exceeded: at most 1 messages per 600000 ms per organization\"",
+		);
+		expect(json[1].errorDescription).toContain('The message was not sent.');
+		expect(fixture.sim.counters.sendsRefusedRateLimit).toBe(7);
+	});
+});
