@@ -31,6 +31,7 @@ import type {
 } from 'n8n-workflow';
 
 import { ContactCenterOAuth2Api } from '../../credentials/ContactCenterOAuth2Api.credentials';
+import { ContactCenterSigningSecretApi } from '../../credentials/ContactCenterSigningSecretApi.credentials';
 import { oAuth2ApiCredentialType } from './oauth2-api-credential';
 
 /** Hidden OAuth fields n8n always takes from the credential type, never from stored data. */
@@ -84,7 +85,7 @@ class PlainCredentials extends ICredentials {
 
 export interface CredentialStoreOptions {
 	/**
-	 * Credential type classes beyond the built-in `oAuth2Api` and `contactCenterOAuth2Api`.
+	 * Credential types beyond the package's own and their `oAuth2Api` parent.
 	 * A stored type without a class is served as-is: no defaults, no expressions, no `authenticate`.
 	 */
 	credentialTypes?: ICredentialType[];
@@ -108,6 +109,7 @@ export class CredentialStore extends ICredentialsHelper {
 		const knownTypes = [
 			oAuth2ApiCredentialType,
 			new ContactCenterOAuth2Api(),
+			new ContactCenterSigningSecretApi(),
 			...(options.credentialTypes ?? []),
 		];
 		for (const credentialType of knownTypes) {

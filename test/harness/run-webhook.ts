@@ -1,5 +1,5 @@
 import { WebhookContext } from 'n8n-core';
-import { UnexpectedError } from 'n8n-workflow';
+import { jsonParse, UnexpectedError } from 'n8n-workflow';
 import type {
 	CloseFunction,
 	IDataObject,
@@ -19,9 +19,15 @@ export interface WebhookRequest {
 	method: IHttpRequestMethods;
 	/** Header names are lower-cased, as Node's http parser does. */
 	headers?: Record<string, string | string[]>;
-	/** The body as n8n's body parser leaves it (parsed JSON or form fields). */
+	/**
+	 * The body as n8n's body parser leaves it; defaults to `rawBody` parsed when the content type
+	 * is JSON, else `{}`.
+	 */
 	body?: unknown;
-	/** The exact bytes received, which n8n keeps on `req.rawBody` for signature checks. */
+	/**
+	 * The exact bytes received, which n8n keeps on `req.rawBody` for signature checks; defaults to
+	 * `body` serialized (a string or Buffer as is, anything else as JSON).
+	 */
 	rawBody?: Buffer;
 	query?: Record<string, string | string[]>;
 	params?: Record<string, string>;
@@ -60,10 +66,28 @@ interface CapturedResponse {
 	headers: Record<string, string | number | readonly string[]>;
 }
 
+/** The bytes n8n would have received for a request given only its parsed body. */
+function serializeBody(body: unknown): Buffer {
+	if (body === undefined) return Buffer.alloc(0);
+	if (Buffer.isBuffer(body)) return body;
+	return Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+}
+
 function createRequest(request: WebhookRequest): Request {
 	const headers = Object.fromEntries(
 		Object.entries(request.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
 	);
+	const contentType = String(headers['content-type'] ?? '')
+		.split(';')[0]
+		.trim();
+	const rawBody = request.rawBody ?? serializeBody(request.body);
+	// n8n's body parser (packages/cli/src/middlewares/body-parser.ts) parses JSON bodies and
+	// leaves `{}` for content types it does not handle.
+	const body =
+		request.body ??
+		(contentType === 'application/json' && rawBody.length > 0
+			? jsonParse(rawBody.toString('utf8'))
+			: {});
 	const query = request.query ?? {};
 	const path = request.path ?? '/webhook/harness-webhook-id';
 	const search = new URLSearchParams(
@@ -75,8 +99,11 @@ function createRequest(request: WebhookRequest): Request {
 	const fakeRequest = {
 		method: request.method,
 		headers,
-		body: request.body ?? {},
-		rawBody: request.rawBody ?? Buffer.from(''),
+		contentType,
+		body,
+		rawBody,
+		// n8n's body parser has read the body before the webhook runs, so this has nothing left to do.
+		readRawBody: async () => {},
 		query,
 		params: request.params ?? {},
 		path,
