@@ -180,16 +180,10 @@ export async function runWebhook(options: RunWebhookOptions): Promise<RunWebhook
 	additionalData.httpRequest = createRequest(options.request);
 	additionalData.httpResponse = createResponse(captured);
 
-	const webhookPath = workflow.expression.getSimpleParameterValue(
-		node,
-		webhookDescription.path,
-		'internal',
-		{},
-	);
 	const webhookData: IWebhookData = {
 		httpMethod: options.request.method,
 		node: node.name,
-		path: `${node.webhookId}/${String(webhookPath ?? '').replace(/^\/+|\/+$/g, '')}`,
+		path: String(webhookDescription.path),
 		webhookDescription,
 		workflowId: workflow.id,
 		workflowExecuteAdditionalData: additionalData,
