@@ -29,11 +29,12 @@ export async function processItems(
 				returnData.push({ json, pairedItem: { item: itemIndex } });
 			}
 		} catch (error) {
-			const nodeError = toNodeError(this.getNode(), error, itemIndex, handler.errorContext(itemIndex));
+			const context = orFallback(() => handler.errorContext(itemIndex), { operation: 'unknown' } as const);
+			const nodeError = toNodeError(this.getNode(), error, itemIndex, context);
 			if (!this.continueOnFail()) throw nodeError;
 			returnData.push({
 				json: {
-					...safeFailedItemFields(handler, itemIndex),
+					...orFallback(() => handler.failedItemFields?.(itemIndex) ?? {}, {}),
 					error: nodeError.message,
 					...(nodeError.description ? { errorDescription: nodeError.description } : {}),
 				},
@@ -44,11 +45,14 @@ export async function processItems(
 	return returnData;
 }
 
-/** Reading the fields of a failing item must not fail a second time, e.g. on a broken expression. */
-function safeFailedItemFields(handler: ItemHandler, itemIndex: number): IDataObject {
+/**
+ * Describing a failed item reads its parameters again; that must not fail a second time (for
+ * example on a broken expression) and hide the error being reported.
+ */
+function orFallback<T>(read: () => T, fallback: T): T {
 	try {
-		return handler.failedItemFields?.(itemIndex) ?? {};
+		return read();
 	} catch {
-		return {};
+		return fallback;
 	}
 }

@@ -9,7 +9,8 @@ import { TemplateFieldError } from './templateShorthand';
 export type ErrorContext =
 	| { operation: 'send' }
 	| { operation: 'status'; correlationId: string }
-	| { operation: 'metric'; metricName: string };
+	| { operation: 'metric'; metricName: string }
+	| { operation: 'unknown' };
 
 /** Field names the service uses in its messages, mapped to the fields of the node. */
 const SEND_FIELD_LABELS: Record<string, string> = {

@@ -14,8 +14,13 @@ export function correlationIdProperty(operation: string): INodeProperties {
 	};
 }
 
+/** The value as entered, for error messages and failed rows: it never throws. */
+export function correlationIdAsEntered(this: IExecuteFunctions, itemIndex: number): string {
+	return String(this.getNodeParameter('correlationId', itemIndex, '')).trim();
+}
+
 export function readCorrelationId(this: IExecuteFunctions, itemIndex: number): string {
-	const correlationId = String(this.getNodeParameter('correlationId', itemIndex, '')).trim();
+	const correlationId = correlationIdAsEntered.call(this, itemIndex);
 	if (correlationId === '') {
 		throw new NodeOperationError(this.getNode(), "'Correlation ID' is empty", {
 			description:

@@ -3,7 +3,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { processItems } from '../../helpers/items';
 import { normalizeFailedMessages } from '../../helpers/statusOverview';
 import { contactCenterApiRequest } from '../../transport';
-import { correlationIdProperty, readCorrelationId } from './common';
+import { correlationIdAsEntered, correlationIdProperty, readCorrelationId } from './common';
 
 export const description: INodeProperties[] = [correlationIdProperty('getFailed')];
 
@@ -18,8 +18,8 @@ export async function getFailedMessages(this: IExecuteFunctions, correlationId: 
 
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	return await processItems.call(this, {
-		errorContext: (i) => ({ operation: 'status', correlationId: readCorrelationId.call(this, i) }),
-		failedItemFields: (i) => ({ correlationId: readCorrelationId.call(this, i) }),
+		errorContext: (i) => ({ operation: 'status', correlationId: correlationIdAsEntered.call(this, i) }),
+		failedItemFields: (i) => ({ correlationId: correlationIdAsEntered.call(this, i) }),
 		run: async (i) => await getFailedMessages.call(this, readCorrelationId.call(this, i)),
 	});
 }

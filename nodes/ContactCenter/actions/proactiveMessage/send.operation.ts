@@ -200,6 +200,15 @@ export const description: INodeProperties[] = [
 		displayOptions: show(),
 		options: [
 			{
+				displayName: 'Final Status Timeout (Seconds)',
+				name: 'finalStatusTimeout',
+				type: 'number',
+				typeOptions: { minValue: 0 },
+				default: 120,
+				description: 'How long to wait for the final statuses before returning what is known',
+				displayOptions: { show: { waitForFinalStatus: [true] } },
+			},
+			{
 				displayName: 'Messages Per Minute',
 				name: 'messagesPerMinute',
 				type: 'number',
@@ -218,23 +227,6 @@ export const description: INodeProperties[] = [
 					'The period over which the service counts its limit: at most Messages Per Minute × window / 60 messages are sent in any such period. The service counts per minute; change it only for a contract that counts otherwise.',
 			},
 			{
-				displayName: 'Wait for Final Status',
-				name: 'waitForFinalStatus',
-				type: 'boolean',
-				default: false,
-				description:
-					'Whether to wait, after sending, until no message is still processing, and add its final status (and failure reason) to the output',
-			},
-			{
-				displayName: 'Final Status Timeout (Seconds)',
-				name: 'finalStatusTimeout',
-				type: 'number',
-				typeOptions: { minValue: 0 },
-				default: 120,
-				description: 'How long to wait for the final statuses before returning what is known',
-				displayOptions: { show: { waitForFinalStatus: [true] } },
-			},
-			{
 				displayName: 'Status Poll Interval (Seconds)',
 				name: 'statusPollInterval',
 				type: 'number',
@@ -242,6 +234,14 @@ export const description: INodeProperties[] = [
 				default: 5,
 				description: 'How often to read the statuses while waiting',
 				displayOptions: { show: { waitForFinalStatus: [true] } },
+			},
+			{
+				displayName: 'Wait for Final Status',
+				name: 'waitForFinalStatus',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to wait, after sending, until no message is still processing, and add its final status (and failure reason) to the output',
 			},
 		],
 	},
