@@ -6,10 +6,11 @@ import {
 } from '../../nodes/ContactCenterTrigger/helpers/signature';
 import { DEFAULT_SIGNING_SECRET, signBody } from '../simulator';
 
-const SECRET_HEX = '3f1c9a7be24d5086f7a3c1e9b0d2486a5ce7f3019b8d6a24e5c07f9132ab4d6e';
+// The simulator's default signing secret, a public test vector (not a real secret).
+const VECTOR_HEX = '3f1c9a7be24d5086f7a3c1e9b0d2486a5ce7f3019b8d6a24e5c07f9132ab4d6e';
 const BODY = Buffer.from('{"email":"ana@example.com"}');
 // Computed independently: printf '%s' '{"email":"ana@example.com"}' |
-//   openssl dgst -sha256 -mac HMAC -macopt hexkey:<SECRET_HEX>
+//   openssl dgst -sha256 -mac HMAC -macopt hexkey:<VECTOR_HEX>
 const BODY_SIGNATURE = 'cb37192a160cc01973446e090b62a4f98ea63bef36c9726a6de5364c20fa5c70';
 
 function keyOf(secret: string): Buffer {
@@ -18,28 +19,28 @@ function keyOf(secret: string): Buffer {
 	return decoded.key;
 }
 
-const key = keyOf(SECRET_HEX);
+const key = keyOf(VECTOR_HEX);
 
 describe('signing secret decoding', () => {
 	it('turns the hex secret into its binary key (not the text of the hex)', () => {
-		expect(key).toEqual(Buffer.from(SECRET_HEX, 'hex'));
+		expect(key).toEqual(Buffer.from(VECTOR_HEX, 'hex'));
 		expect(key).toHaveLength(32);
 	});
 
 	it('accepts uppercase hex and ignores surrounding whitespace from copy and paste', () => {
-		expect(keyOf(` ${SECRET_HEX.toUpperCase()}\n`)).toEqual(key);
+		expect(keyOf(` ${VECTOR_HEX.toUpperCase()}\n`)).toEqual(key);
 	});
 
 	it('refuses an odd number of hex digits', () => {
-		const decoded = decodeSigningSecret(SECRET_HEX.slice(1));
+		const decoded = decodeSigningSecret(VECTOR_HEX.slice(1));
 		expect(decoded).toMatchObject({ ok: false, problem: 'oddLength' });
 		expect(!decoded.ok && decoded.detail).toContain('odd number of hex digits (63)');
 	});
 
 	it.each([
-		['a non-hex letter', `${SECRET_HEX.slice(0, -2)}zz`],
-		['a 0x prefix', `0x${SECRET_HEX}`],
-		['an inner space', `${SECRET_HEX.slice(0, 32)} ${SECRET_HEX.slice(32)}`],
+		['a non-hex letter', `${VECTOR_HEX.slice(0, -2)}zz`],
+		['a 0x prefix', `0x${VECTOR_HEX}`],
+		['an inner space', `${VECTOR_HEX.slice(0, 32)} ${VECTOR_HEX.slice(32)}`],
 		['base64 text', 'Pxyae+JNUIb3o8HpsNJIalzn8wGbjWok5cB/kTKrTW4='],
 	])('refuses %s', (_label, secret) => {
 		expect(decodeSigningSecret(secret)).toMatchObject({ ok: false, problem: 'notHex' });
@@ -57,8 +58,8 @@ describe('X-Service-Signature check', () => {
 	});
 
 	it('agrees with the simulator that signs the service side', () => {
-		expect(DEFAULT_SIGNING_SECRET).toBe(SECRET_HEX);
-		expect(signBody(SECRET_HEX, BODY)).toBe(BODY_SIGNATURE);
+		expect(DEFAULT_SIGNING_SECRET).toBe(VECTOR_HEX);
+		expect(signBody(VECTOR_HEX, BODY)).toBe(BODY_SIGNATURE);
 	});
 
 	it('accepts the signature in uppercase hex', () => {
@@ -93,13 +94,13 @@ describe('X-Service-Signature check', () => {
 	});
 
 	it('refuses a signature keyed with the hex text instead of the decoded bytes', () => {
-		const textKeyed = computeSignature(Buffer.from(SECRET_HEX, 'utf8'), BODY);
+		const textKeyed = computeSignature(Buffer.from(VECTOR_HEX, 'utf8'), BODY);
 		expect(verifySignature(BODY, textKeyed, key)).toEqual({ valid: false, reason: 'mismatch' });
 	});
 
 	it('checks an empty body like any other', () => {
 		const empty = Buffer.alloc(0);
-		const signature = signBody(SECRET_HEX, empty);
+		const signature = signBody(VECTOR_HEX, empty);
 		expect(verifySignature(empty, signature, key)).toEqual({ valid: true });
 		expect(verifySignature(empty, BODY_SIGNATURE, key)).toEqual({ valid: false, reason: 'mismatch' });
 	});
