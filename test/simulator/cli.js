@@ -33,7 +33,8 @@ function readSettings() {
 	const setting = (name) => values[name] ?? process.env[FLAGS[name].env] ?? FLAGS[name].fallback;
 	const integer = (name) => {
 		const value = Number(setting(name));
-		if (!Number.isInteger(value) || value < 0) throw new Error(`--${name} must be a non-negative integer`);
+		if (!Number.isInteger(value) || value < 0)
+			throw new Error(`--${name} must be a non-negative integer`);
 		return value;
 	};
 	const signingSecret = setting('signing-secret');

@@ -163,7 +163,9 @@ async function startSimulator(userOptions = {}) {
 		...userOptions,
 	};
 	if (!['status429', 'errors400'].includes(options.rateLimitResponse)) {
-		throw new Error(`rateLimitResponse must be status429 or errors400, got ${options.rateLimitResponse}`);
+		throw new Error(
+			`rateLimitResponse must be status429 or errors400, got ${options.rateLimitResponse}`,
+		);
 	}
 	const now = () => options.now();
 	const counters = zeroCounters();
@@ -217,7 +219,11 @@ async function startSimulator(userOptions = {}) {
 			return { status, body: { error, error_description: description } };
 		};
 		if (mediaTypeOf(req) !== 'application/x-www-form-urlencoded') {
-			return refuse(400, 'invalid_request', 'Content-Type must be application/x-www-form-urlencoded');
+			return refuse(
+				400,
+				'invalid_request',
+				'Content-Type must be application/x-www-form-urlencoded',
+			);
 		}
 		const form = new URLSearchParams(rawBody.toString('utf8'));
 		const grantType = form.get('grant_type');
@@ -242,7 +248,11 @@ async function startSimulator(userOptions = {}) {
 		counters.tokensIssued += 1;
 		return {
 			status: 200,
-			body: { token_type: 'bearer', access_token: accessToken, expires_in: options.tokenTtlSeconds },
+			body: {
+				token_type: 'bearer',
+				access_token: accessToken,
+				expires_in: options.tokenTtlSeconds,
+			},
 		};
 	}
 
@@ -261,7 +271,8 @@ async function startSimulator(userOptions = {}) {
 
 	function validateSend(body, path) {
 		const unreadable = (message) => springError(400, 'Bad Request', message, path);
-		if (!isPlainObject(body)) return unreadable('JSON parse error: request body must be a JSON object');
+		if (!isPlainObject(body))
+			return unreadable('JSON parse error: request body must be a JSON object');
 		for (const field of ['medium', 'channel', 'contact', 'text']) {
 			const value = body[field];
 			if (value !== undefined && value !== null && typeof value !== 'string') {
@@ -282,12 +293,19 @@ async function startSimulator(userOptions = {}) {
 		if (
 			body.metadata !== undefined &&
 			body.metadata !== null &&
-			!(isPlainObject(body.metadata) && Object.values(body.metadata).every((v) => typeof v === 'string'))
+			!(
+				isPlainObject(body.metadata) &&
+				Object.values(body.metadata).every((v) => typeof v === 'string')
+			)
 		) {
 			errors.push('metadata: must be an object with string values');
 		}
 		let template;
-		if (errors.length === 0 && body.medium === 'WHATSAPP' && body.text.startsWith(TEMPLATE_SHORTHAND_PREFIX)) {
+		if (
+			errors.length === 0 &&
+			body.medium === 'WHATSAPP' &&
+			body.text.startsWith(TEMPLATE_SHORTHAND_PREFIX)
+		) {
 			try {
 				template = parseTemplateShorthand(body.text);
 			} catch (error) {
@@ -306,7 +324,8 @@ async function startSimulator(userOptions = {}) {
 		acceptedSendTimes.set(organization, recent);
 		if (recent.length < limit) return undefined;
 		const message = `Rate limit exceeded: at most ${limit} messages per ${windowMs} ms per organization`;
-		if (options.rateLimitResponse === 'errors400') return { status: 400, body: { errors: [message] } };
+		if (options.rateLimitResponse === 'errors400')
+			return { status: 400, body: { errors: [message] } };
 		const retryAfterSeconds = Math.max(1, Math.ceil((recent[0] + windowMs - now()) / 1000));
 		return {
 			status: 429,
@@ -322,12 +341,19 @@ async function startSimulator(userOptions = {}) {
 		};
 		if (mediaTypeOf(req) !== 'application/json') {
 			return refuseInvalid(
-				springError(415, 'Unsupported Media Type', `Content type '${req.headers['content-type'] ?? ''}' not supported`, path),
+				springError(
+					415,
+					'Unsupported Media Type',
+					`Content type '${req.headers['content-type'] ?? ''}' not supported`,
+					path,
+				),
 			);
 		}
 		const parsed = parseJson(rawBody.toString('utf8'));
 		if (!parsed.ok) {
-			return refuseInvalid(springError(400, 'Bad Request', `JSON parse error: ${parsed.error.message}`, path));
+			return refuseInvalid(
+				springError(400, 'Bad Request', `JSON parse error: ${parsed.error.message}`, path),
+			);
 		}
 		const validation = validateSend(parsed.value, path);
 		if (validation.status !== undefined) return refuseInvalid(validation);
@@ -377,13 +403,20 @@ async function startSimulator(userOptions = {}) {
 		const found = messagesOf(correlationId, organization);
 		if (found.length === 0) return notFound(correlationId);
 		if (statusSegment !== 'FAILED') {
-			return { status: 404, body: { errors: [`No status details available for status ${statusSegment}`] } };
+			return {
+				status: 404,
+				body: { errors: [`No status details available for status ${statusSegment}`] },
+			};
 		}
 		return {
 			status: 200,
 			body: found
 				.filter((message) => message.status === 'FAILED')
-				.map((message) => ({ status: message.status, contact: message.body.contact, reason: message.reason })),
+				.map((message) => ({
+					status: message.status,
+					contact: message.body.contact,
+					reason: message.reason,
+				})),
 		};
 	}
 
@@ -393,7 +426,10 @@ async function startSimulator(userOptions = {}) {
 			return { methods: ['POST'], public: true, handle: (ctx) => issueToken(ctx.req, ctx.rawBody) };
 		}
 		if (path === '/proactive-messaging') {
-			return { methods: ['POST'], handle: (ctx) => sendMessage(ctx.req, ctx.rawBody, ctx.organization, ctx.path) };
+			return {
+				methods: ['POST'],
+				handle: (ctx) => sendMessage(ctx.req, ctx.rawBody, ctx.organization, ctx.path),
+			};
 		}
 		const status = /^\/proactive-messaging\/([^/]+)$/.exec(path);
 		if (status) {
@@ -413,7 +449,7 @@ async function startSimulator(userOptions = {}) {
 				methods: ['GET'],
 				handle: (ctx) => {
 					counters.metricRequests += 1;
-					return evaluateMetric(path, ctx.searchParams, now());
+					return evaluateMetric(path, ctx.searchParams, now(), ctx.path);
 				},
 			};
 		}
@@ -421,29 +457,45 @@ async function startSimulator(userOptions = {}) {
 	}
 
 	function handleServiceRequest(req, rawBody, url, path) {
+		const requestPath = url.pathname; // error bodies name the path as sent
 		let route;
 		try {
 			route = routeOf(path);
 		} catch {
-			return springError(400, 'Bad Request', 'Malformed path', path); // bad percent-encoding
+			return springError(400, 'Bad Request', 'Malformed path', requestPath); // bad percent-encoding
 		}
-		if (!route) return springError(404, 'Not Found', 'No message available', path);
+		if (!route) return springError(404, 'Not Found', 'No message available', requestPath);
 		if (!route.methods.includes(req.method)) {
-			const response = springError(405, 'Method Not Allowed', `Request method '${req.method}' not supported`, path);
+			const response = springError(
+				405,
+				'Method Not Allowed',
+				`Request method '${req.method}' not supported`,
+				requestPath,
+			);
 			return { ...response, headers: { Allow: route.methods.join(', ') } };
 		}
-		if (rawBody === null) return springError(413, 'Payload Too Large', 'Request body too large', path);
-		if (route.public) return route.handle({ req, rawBody, path });
+		if (rawBody === null)
+			return springError(413, 'Payload Too Large', 'Request body too large', requestPath);
+		if (route.public) return route.handle({ req, rawBody, path: requestPath });
 		const organization = authenticate(req, url.searchParams);
 		if (!organization) {
 			counters.unauthorized += 1;
 			return {
 				status: 401,
 				headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
-				body: { error: 'invalid_token', error_description: 'Access token is missing, invalid or expired' },
+				body: {
+					error: 'invalid_token',
+					error_description: 'Access token is missing, invalid or expired',
+				},
 			};
 		}
-		return route.handle({ req, rawBody, path, organization, searchParams: url.searchParams });
+		return route.handle({
+			req,
+			rawBody,
+			path: requestPath,
+			organization,
+			searchParams: url.searchParams,
+		});
 	}
 
 	// ---- admin routes (/__sim/) ----
@@ -472,12 +524,18 @@ async function startSimulator(userOptions = {}) {
 	async function deliverFromAdmin(rawBody) {
 		const parsed = parseJson(rawBody?.toString('utf8') ?? '');
 		if (!parsed.ok || !isPlainObject(parsed.value) || typeof parsed.value.url !== 'string') {
-			return { status: 400, body: { errors: ['Expected JSON {url, body, secret?, signature?, headers?}'] } };
+			return {
+				status: 400,
+				body: { errors: ['Expected JSON {url, body, secret?, signature?, headers?}'] },
+			};
 		}
 		try {
 			return { status: 200, body: await deliverCrm(parsed.value) };
 		} catch (error) {
-			return { status: 502, body: { errors: [`Delivery failed: ${error.cause?.message ?? error.message}`] } };
+			return {
+				status: 502,
+				body: { errors: [`Delivery failed: ${error.cause?.message ?? error.message}`] },
+			};
 		}
 	}
 
@@ -505,7 +563,8 @@ async function startSimulator(userOptions = {}) {
 		if (!rawBody || rawBody.length === 0) return undefined;
 		const text = rawBody.toString('utf8');
 		const mediaType = mediaTypeOf(req);
-		if (mediaType === 'application/x-www-form-urlencoded') return Object.fromEntries(new URLSearchParams(text));
+		if (mediaType === 'application/x-www-form-urlencoded')
+			return Object.fromEntries(new URLSearchParams(text));
 		if (mediaType === 'application/json') {
 			const parsed = parseJson(text);
 			if (parsed.ok) return parsed.value;

@@ -7,6 +7,7 @@ export function evaluateMetric(
 	path: string,
 	query: URLSearchParams,
 	nowMs: number,
+	requestPath?: string,
 ): { status: number; body: unknown };
 
 /** Epoch milliseconds of an ISO-8601 date-time (offset optional, none = UTC), or undefined. */

@@ -29,7 +29,14 @@ const QUEUE_STATUSES = ['new', 'pending'];
 
 const R = 'required';
 const O = 'optional';
-const volumeParameters = { from: R, to: O, mediumId: O, channelId: O, groupByInterval: O, timezone: O };
+const volumeParameters = {
+	from: R,
+	to: O,
+	mediumId: O,
+	channelId: O,
+	groupByInterval: O,
+	timezone: O,
+};
 const rangeParameters = (from) => ({ from, to: O, mediumId: O, channelId: O });
 const queueParameters = { mediumId: O, channelId: O, status: R };
 
@@ -52,7 +59,8 @@ const ISO_DATE_TIME =
 function parseIsoDateTime(value) {
 	const match = ISO_DATE_TIME.exec(value);
 	if (!match) return undefined;
-	const [, year, month, day, hour, minute, second = '0', fraction = '0', offset, offH, offM] = match;
+	const [, year, month, day, hour, minute, second = '0', fraction = '0', offset, offH, offM] =
+		match;
 	const fields = [year, month, day, hour, minute, second].map(Number);
 	const local = Date.UTC(fields[0], fields[1] - 1, fields[2], fields[3], fields[4], fields[5]);
 	const roundTrip = new Date(local);
@@ -111,8 +119,9 @@ function deterministicValue(...parts) {
  * @param {string} path one of METRIC_ENDPOINTS' keys
  * @param {URLSearchParams} query
  * @param {number} nowMs
+ * @param {string} [requestPath] the path as sent, for the Spring error body
  */
-function evaluateMetric(path, query, nowMs) {
+function evaluateMetric(path, query, nowMs, requestPath = path) {
 	const accepted = METRIC_ENDPOINTS[path];
 	const params = {};
 	const causes = [];
@@ -122,7 +131,7 @@ function evaluateMetric(path, query, nowMs) {
 		if (values.length > 0) params[name] = values[0];
 	}
 	if (accepted.status === R && params.status === undefined) {
-		return missingStatusParameter(path, nowMs);
+		return missingStatusParameter(requestPath, nowMs);
 	}
 
 	let fromMs;
@@ -142,7 +151,9 @@ function evaluateMetric(path, query, nowMs) {
 		if (toMs === undefined) causes.push(`to must be an ISO-8601 date-time, got '${params.to}'`);
 	}
 	if (fromMs !== undefined && toMs !== undefined && toMs < fromMs) {
-		causes.push(params.to === undefined ? 'from must not be in the future' : 'to must not be before from');
+		causes.push(
+			params.to === undefined ? 'from must not be in the future' : 'to must not be before from',
+		);
 	}
 
 	const emptyQueueMedium = accepted.status === R && params.mediumId === '';
@@ -152,17 +163,24 @@ function evaluateMetric(path, query, nowMs) {
 	if (params.groupByInterval !== undefined) {
 		const intervalMs = INTERVAL_MS[params.groupByInterval];
 		if (intervalMs === undefined) {
-			causes.push(`groupByInterval must be one of minute, hour, day, got '${params.groupByInterval}'`);
+			causes.push(
+				`groupByInterval must be one of minute, hour, day, got '${params.groupByInterval}'`,
+			);
 		} else if (fromMs !== undefined && toMs !== undefined && toMs >= fromMs) {
 			if (Math.ceil((toMs - fromMs) / intervalMs) > MAX_INTERVALS) {
-				causes.push(`at most ${MAX_INTERVALS} intervals of one ${params.groupByInterval} per request`);
+				causes.push(
+					`at most ${MAX_INTERVALS} intervals of one ${params.groupByInterval} per request`,
+				);
 			}
 		}
 	}
 	if (params.timezone !== undefined && !isValidTimeZone(params.timezone)) {
 		causes.push(`timezone '${params.timezone}' is not a known time zone`);
 	}
-	if (params.userPresenceStatus !== undefined && !PRESENCE_STATUSES.includes(params.userPresenceStatus)) {
+	if (
+		params.userPresenceStatus !== undefined &&
+		!PRESENCE_STATUSES.includes(params.userPresenceStatus)
+	) {
 		causes.push(`userPresenceStatus must be away or available, got '${params.userPresenceStatus}'`);
 	}
 	if (params.status !== undefined && !QUEUE_STATUSES.includes(params.status)) {
