@@ -145,7 +145,11 @@ describe('Contact Center: Send at the rate limit', () => {
 	it('keeps sending when the token expires in the middle of a batch: n8n fetches one new token', async () => {
 		await runContactCenter(fixture.credentials, sendParameters());
 		fixture.sim.resetCounters();
-		const expiry = sleep(150).then(() => fixture.sim.expireAllTokens());
+		// Expire the tokens once the first message of the batch is accepted, before the second is sent.
+		const expiry = (async () => {
+			while (fixture.sim.counters.sendsAccepted < 1) await sleep(5);
+			fixture.sim.expireAllTokens();
+		})();
 		const { json, error } = await runContactCenter(
 			fixture.credentials,
 			sendParameters({ contact: '={{ $json.phone }}', options: { messagesPerMinute: 300 } }),
