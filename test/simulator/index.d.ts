@@ -126,6 +126,13 @@ export interface Simulator {
 	readonly signingSecret: string;
 	/** Invalidates every issued token; returns how many there were. */
 	expireAllTokens(): number;
+	/** The next `times` (default 1) authenticated requests to method + path get `response` instead of the service's answer. */
+	injectFault(fault: {
+		method: string;
+		path: string;
+		response: { status: number; headers?: Record<string, string>; body?: unknown };
+		times?: number;
+	}): void;
 	/** Zeroes the counters and clears the requests log; keeps tokens, messages and rate-limit windows. */
 	resetCounters(): void;
 	/** Settles every PROCESSING message now; returns how many. */

@@ -489,6 +489,8 @@ async function startSimulator(userOptions = {}) {
 				},
 			};
 		}
+		const fault = takeFault(req, path);
+		if (fault) return fault;
 		return route.handle({
 			req,
 			rawBody,
@@ -572,6 +574,25 @@ async function startSimulator(userOptions = {}) {
 		return text;
 	}
 
+	// ---- fault injection (tests only; off unless a test asks) ----
+
+	const faults = [];
+
+	/**
+	 * The next `times` authenticated requests matching method and path get `response` instead of the
+	 * service's answer: for error shapes and outages the node cannot provoke itself.
+	 */
+	function injectFault({ method, path, response, times = 1 }) {
+		faults.push({ method, path: path.replace(/\/$/, ''), response, remaining: times });
+	}
+
+	function takeFault(req, path) {
+		const fault = faults.find((f) => f.remaining > 0 && f.method === req.method && f.path === path);
+		if (!fault) return undefined;
+		fault.remaining -= 1;
+		return fault.response;
+	}
+
 	async function onRequest(req, res) {
 		try {
 			const rawBody = await readBody(req);
@@ -623,6 +644,7 @@ async function startSimulator(userOptions = {}) {
 		resetCounters,
 		settleMessages,
 		deliverCrm,
+		injectFault,
 		stop: () =>
 			new Promise((resolve, reject) => {
 				server.close((error) => (error ? reject(error) : resolve()));
