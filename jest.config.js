@@ -9,5 +9,11 @@ const project = (name, extra = {}) => ({
 });
 
 module.exports = {
-  projects: [project('unit'), project('integration'), project('e2e')],
+  projects: [
+    project('unit'),
+    project('integration'),
+    project('e2e'),
+    // `npm run bench` only: figures printed and written to bench/RESULTS.md, no timing assertions.
+    project('bench', { testMatch: ['<rootDir>/bench/**/*.bench.ts'] }),
+  ],
 };
