@@ -19,10 +19,31 @@ import {
 	buildLookupHttpResponse,
 	toAttributeValue,
 } from '../../nodes/ContactCenterTrigger/helpers/lookupResponse';
+import { getRawBody, type RawBodyRequest } from '../../nodes/ContactCenterTrigger/helpers/request';
 import { simplifyWriteBack } from '../../nodes/ContactCenterTrigger/helpers/simplify';
 
 const HOUR = 60 * 60 * 1000;
 const T0 = Date.UTC(2024, 0, 1);
+
+describe('raw body access', () => {
+	it('uses the bytes n8n kept on rawBody', async () => {
+		const rawBody = Buffer.from('{"a":1}');
+		await expect(getRawBody({ rawBody })).resolves.toBe(rawBody);
+	});
+
+	it("reads them first through n8n's readRawBody when the body was left unread", async () => {
+		const req: RawBodyRequest = {
+			readRawBody: async () => {
+				req.rawBody = Buffer.from('{"read":true}');
+			},
+		};
+		await expect(getRawBody(req)).resolves.toEqual(Buffer.from('{"read":true}'));
+	});
+
+	it('has nothing to check when there are no bytes and no way to read them', async () => {
+		await expect(getRawBody({})).resolves.toBeUndefined();
+	});
+});
 
 describe('JSON body parsing (after the signature check)', () => {
 	it('parses a JSON object, tolerating a byte order mark', () => {
