@@ -56,7 +56,8 @@ export const METRICS = {
 	resolvedWithOneReply: {
 		name: 'Resolved With One Reply',
 		path: '/reporting-metrics/resolved-with-one-reply',
-		description: 'Number of messages resolved with at least one reply (last 5 days when From is empty)',
+		description:
+			'Number of messages resolved with at least one reply (last 5 days when From is empty)',
 		parameters: { from: 'optional', to: 'optional', mediumId: 'optional', channelId: 'optional' },
 	},
 	handleTime: {
@@ -210,32 +211,44 @@ export function buildMetricQuery(
 	if (from) qs.from = from.iso;
 	if (to) qs.to = to.iso;
 
-	if (takes('mediumId') && !isBlank(input.mediumId)) {
-		const mediumId = String(input.mediumId).trim();
-		if (!(MEDIUM_IDS as readonly string[]).includes(mediumId)) {
+	/** A set value of a parameter the endpoint takes, checked against its allowed values. */
+	const readChoice = (parameter: MetricParameter, allowed: readonly string[], fix: string) => {
+		if (!takes(parameter) || isBlank(input[parameter])) return undefined;
+		const value = String(input[parameter]).trim();
+		if (!allowed.includes(value)) {
 			throw new MetricParameterError(
-				'mediumId',
-				`'Medium' has an unknown value '${mediumId}'`,
-				`Use one of ${MEDIUM_IDS.join(', ')}, or leave 'Medium' empty to include all connected mediums`,
+				parameter,
+				`'${label(parameter)}' has an unknown value '${value}'`,
+				fix,
 			);
 		}
-		qs.mediumId = mediumId;
-	}
+		return value;
+	};
+
+	const set = (parameter: MetricParameter, value: string | undefined) => {
+		if (value !== undefined) qs[parameter] = value;
+	};
+
+	set(
+		'mediumId',
+		readChoice(
+			'mediumId',
+			MEDIUM_IDS,
+			`Use one of ${MEDIUM_IDS.join(', ')}, or leave 'Medium' empty to include all connected mediums`,
+		),
+	);
 	if (takes('channelId') && !isBlank(input.channelId)) {
 		qs.channelId = String(input.channelId).trim();
 	}
 
-	if (takes('groupByInterval') && !isBlank(input.groupByInterval)) {
-		const interval = String(input.groupByInterval).trim();
-		if (!(interval in GROUP_BY_INTERVALS)) {
-			throw new MetricParameterError(
-				'groupByInterval',
-				`'Group By Interval' has an unknown value '${interval}'`,
-				"Use minute, hour or day, or leave 'Group By Interval' empty to get the total count",
-			);
-		}
+	const interval = readChoice(
+		'groupByInterval',
+		Object.keys(GROUP_BY_INTERVALS),
+		"Use minute, hour or day, or leave 'Group By Interval' empty to get the total count",
+	) as keyof typeof GROUP_BY_INTERVALS | undefined;
+	if (interval) {
 		const rangeMs = (to?.epochMs ?? options.now) - (from?.epochMs ?? options.now);
-		const intervals = Math.ceil(rangeMs / GROUP_BY_INTERVALS[interval as keyof typeof GROUP_BY_INTERVALS]);
+		const intervals = Math.ceil(rangeMs / GROUP_BY_INTERVALS[interval]);
 		if (intervals > MAX_INTERVALS) {
 			throw new MetricParameterError(
 				'groupByInterval',
@@ -260,30 +273,22 @@ export function buildMetricQuery(
 		qs.timezone = timezone;
 	}
 
-	if (takes('userPresenceStatus') && !isBlank(input.userPresenceStatus)) {
-		const presence = String(input.userPresenceStatus).trim();
-		if (!(USER_PRESENCE_STATUSES as readonly string[]).includes(presence)) {
-			throw new MetricParameterError(
-				'userPresenceStatus',
-				`'User Presence Status' has an unknown value '${presence}'`,
-				'Use available or away (without it the service always answers 0)',
-			);
-		}
-		qs.userPresenceStatus = presence;
-	}
-
-	if (takes('status')) {
-		const status = String(input.status).trim();
-		if (!(QUEUE_STATUSES as readonly string[]).includes(status)) {
-			throw new MetricParameterError(
-				'status',
-				`'Conversation Status' has an unknown value '${status}'`,
-				'Queue metrics count conversations that are new or pending: choose one of them',
-			);
-		}
-		qs.status = status;
-	}
-
+	set(
+		'userPresenceStatus',
+		readChoice(
+			'userPresenceStatus',
+			USER_PRESENCE_STATUSES,
+			'Use available or away (without it the service always answers 0)',
+		),
+	);
+	set(
+		'status',
+		readChoice(
+			'status',
+			QUEUE_STATUSES,
+			'Queue metrics count conversations that are new or pending: choose one of them',
+		),
+	);
 	return { metric, path: definition.path, qs };
 }
 

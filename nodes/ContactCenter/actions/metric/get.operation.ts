@@ -18,7 +18,7 @@ import {
 } from '../../helpers/metrics';
 import { contactCenterApiRequest } from '../../transport';
 import {
-	channelIdDescription,
+	channelIdFilter,
 	DEFAULT_FROM,
 	fromDescription,
 	MEDIUM_OPTIONS,
@@ -120,14 +120,7 @@ export const description: INodeProperties[] = [
 				options: MEDIUM_OPTIONS,
 				displayOptions: { show: { '/metric': metricsTaking('mediumId') } },
 			},
-			{
-				displayName: 'Channel ID',
-				name: 'channelId',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. 6f1c2d3e-4a5b-6c7d-8e9f-0a1b2c3d4e5f',
-				description: channelIdDescription,
-			},
+			channelIdFilter,
 		],
 	},
 	{

@@ -18,7 +18,7 @@ import {
 import { toNodeError } from '../../helpers/nodeErrors';
 import { contactCenterApiRequest } from '../../transport';
 import {
-	channelIdDescription,
+	channelIdFilter,
 	DEFAULT_FROM,
 	MEDIUM_OPTIONS,
 	metricContext,
@@ -96,14 +96,7 @@ export const description: INodeProperties[] = [
 				description: 'Only count this medium. Agent availability has no medium filter.',
 				options: MEDIUM_OPTIONS,
 			},
-			{
-				displayName: 'Channel ID',
-				name: 'channelId',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. 6f1c2d3e-4a5b-6c7d-8e9f-0a1b2c3d4e5f',
-				description: channelIdDescription,
-			},
+			channelIdFilter,
 		],
 	},
 ];
