@@ -26,10 +26,16 @@ const setup = require('./lib/local-setup');
 const log = (line) => process.stderr.write(`[start] ${line}\n`);
 
 function settings(env = process.env) {
-	const real = ['CONTACT_CENTER_BASE_URL', 'CONTACT_CENTER_CLIENT_ID', 'CONTACT_CENTER_CLIENT_SECRET'];
+	const real = [
+		'CONTACT_CENTER_BASE_URL',
+		'CONTACT_CENTER_CLIENT_ID',
+		'CONTACT_CENTER_CLIENT_SECRET',
+	];
 	const given = real.filter((k) => env[k]);
 	if (given.length > 0 && given.length < real.length) {
-		throw new Error(`set all of ${real.join(', ')} to use the real service (missing: ${real.filter((k) => !env[k]).join(', ')})`);
+		throw new Error(
+			`set all of ${real.join(', ')} to use the real service (missing: ${real.filter((k) => !env[k]).join(', ')})`,
+		);
 	}
 	const secret = (name) => env[name] || env.CONTACT_CENTER_SIGNING_SECRET || undefined;
 	for (const name of [
@@ -38,7 +44,8 @@ function settings(env = process.env) {
 		'CONTACT_CENTER_WRITE_BACK_SECRET',
 		'CONTACT_CENTER_NOTIFICATION_SECRET',
 	]) {
-		if (env[name] && !/^([0-9a-fA-F]{2})+$/.test(env[name])) throw new Error(`${name} must be a hexadecimal string`);
+		if (env[name] && !/^([0-9a-fA-F]{2})+$/.test(env[name]))
+			throw new Error(`${name} must be a hexadecimal string`);
 	}
 	return {
 		service: given.length
@@ -61,7 +68,10 @@ function settings(env = process.env) {
 			firstName: setup.DEFAULT_OWNER.firstName,
 			lastName: setup.DEFAULT_OWNER.lastName,
 		},
-		stateDir: path.resolve(rt.REPO_ROOT, env.CONTACT_CENTER_STATE_DIR || path.join('.n8n-local', 'start')),
+		stateDir: path.resolve(
+			rt.REPO_ROOT,
+			env.CONTACT_CENTER_STATE_DIR || path.join('.n8n-local', 'start'),
+		),
 	};
 }
 
@@ -92,7 +102,9 @@ async function main() {
 	if (stopping) return;
 	stack.instance.server.exited.then(({ code, signal }) => {
 		if (stopping) return;
-		log(`n8n exited unexpectedly (${code ?? signal}); see ${stack.instance.server?.logFile ?? 'its log'}`);
+		log(
+			`n8n exited unexpectedly (${code ?? signal}); see ${stack.instance.server?.logFile ?? 'its log'}`,
+		);
 		void stop(1);
 	});
 
@@ -110,7 +122,8 @@ async function main() {
 		'',
 		`  Signing secret:  ${s.signingSecretLine}`,
 		'',
-		'  Example workflows: ' + s.workflows.map((w) => `${w.name}${w.active ? ' (active)' : ''}`).join('; '),
+		'  Example workflows: ' +
+			s.workflows.map((w) => `${w.name}${w.active ? ' (active)' : ''}`).join('; '),
 	];
 	if (!cfg.service) {
 		lines.push(

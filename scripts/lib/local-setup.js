@@ -10,7 +10,11 @@ const rt = require('./n8n-runtime');
 
 /** Credentials the example workflows reference (by these ids and names). */
 const CREDENTIALS = {
-	oauth2: { id: 'ccExampleOAuth2Api', name: 'Contact Center account', type: 'contactCenterOAuth2Api' },
+	oauth2: {
+		id: 'ccExampleOAuth2Api',
+		name: 'Contact Center account',
+		type: 'contactCenterOAuth2Api',
+	},
 	lookup: {
 		id: 'ccExampleLookupSecret',
 		name: 'Contact Center lookup secret',
@@ -35,14 +39,15 @@ const CONVERSATIONS_TABLE = {
 		{ name: 'idempotencyKey', type: 'string' },
 		{ name: 'eventType', type: 'string' },
 		{ name: 'conversationId', type: 'string' },
-		{ name: 'status', type: 'string' },
+		{ name: 'currentStatus', type: 'string' },
 		{ name: 'previousStatus', type: 'string' },
-		{ name: 'contact', type: 'string' },
-		{ name: 'channel', type: 'string' },
-		{ name: 'agentEmail', type: 'string' },
 		{ name: 'statusUpdatedAt', type: 'string' },
+		{ name: 'channelName', type: 'string' },
+		{ name: 'contact', type: 'string' },
+		{ name: 'agentEmail', type: 'string' },
 		{ name: 'messageCount', type: 'number' },
 		{ name: 'transcript', type: 'string' },
+		{ name: 'topics', type: 'string' },
 	],
 };
 
@@ -60,22 +65,27 @@ const ENDPOINT_LABELS = { lookup: 'Lookup', writeBack: 'Write back', notificatio
  * import follows whatever the credential calls it. Undefined while the credential does not exist.
  */
 function signingSecretField() {
-	const file = path.join(rt.REPO_ROOT, 'dist', 'credentials', 'ContactCenterSigningSecretApi.credentials.js');
+	const file = path.join(
+		rt.REPO_ROOT,
+		'dist',
+		'credentials',
+		'ContactCenterSigningSecretApi.credentials.js',
+	);
 	if (!fs.existsSync(file)) return undefined;
 	delete require.cache[require.resolve(file)];
 	const mod = require(file);
 	const Cls = Object.values(mod).find((v) => typeof v === 'function');
 	const props = new Cls().properties ?? [];
 	const secret =
-		props.find((p) => p.typeOptions?.password) ?? props.find((p) => /secret/i.test(p.name)) ?? props[0];
+		props.find((p) => p.typeOptions?.password) ??
+		props.find((p) => /secret/i.test(p.name)) ??
+		props[0];
 	return secret?.name;
 }
 
 /** The credentials to import: OAuth2 (simulator or real service) and the three signing secrets. */
 function credentialsFor({ serviceUrl, clientId, clientSecret, secrets }) {
-	const list = [
-		{ ...CREDENTIALS.oauth2, data: { baseUrl: serviceUrl, clientId, clientSecret } },
-	];
+	const list = [{ ...CREDENTIALS.oauth2, data: { baseUrl: serviceUrl, clientId, clientSecret } }];
 	const field = signingSecretField();
 	if (field) {
 		for (const key of ['lookup', 'writeBack', 'notification']) {
@@ -94,7 +104,10 @@ async function ensureDataTable(instance, table) {
 	const list = await rt.publicApi(instance, 'GET', `/data-tables?limit=100`);
 	const found = (list.data ?? []).find((t) => t.name === table.name);
 	if (found) return found;
-	return rt.publicApi(instance, 'POST', '/data-tables', { name: table.name, columns: table.columns });
+	return rt.publicApi(instance, 'POST', '/data-tables', {
+		name: table.name,
+		columns: table.columns,
+	});
 }
 
 /**
@@ -105,6 +118,7 @@ async function ensureDataTable(instance, table) {
  *   service         {baseUrl, clientId, clientSecret} of the real service, or undefined for the simulator
  *   secrets         {lookup, writeBack, notification} hex secrets, each defaulting to the simulator's
  *   simulatorOptions  passed to startSimulator
+ *   extraWorkflows  more workflow objects to import (not activated), e.g. test fixtures
  *   owner, log, skipBuild
  * Resolves with {instance, simulator, workflows, webhooks, stop(), summary()}; on failure stops what it started.
  */
@@ -129,7 +143,9 @@ async function startStack(opts) {
 			opts.skipBuild ? Promise.resolve() : rt.buildPackage({ log }),
 		]);
 		const { startSimulator } = require(path.join(rt.REPO_ROOT, 'test', 'simulator'));
-		const defaultSecret = require(path.join(rt.REPO_ROOT, 'test', 'simulator')).DEFAULT_SIGNING_SECRET;
+		const defaultSecret = require(
+			path.join(rt.REPO_ROOT, 'test', 'simulator'),
+		).DEFAULT_SIGNING_SECRET;
 		const secrets = {
 			lookup: opts.secrets?.lookup || defaultSecret,
 			writeBack: opts.secrets?.writeBack || defaultSecret,
@@ -178,7 +194,8 @@ async function startStack(opts) {
 			workflow: rt.localVariant(workflow),
 			active: false,
 		}));
-		if (stack.workflows.length > 0) await rt.importWorkflows(instance, stack.workflows.map((w) => w.workflow));
+		const toImport = [...stack.workflows.map((w) => w.workflow), ...(opts.extraWorkflows ?? [])];
+		if (toImport.length > 0) await rt.importWorkflows(instance, toImport);
 
 		await rt.startServer(instance, { log });
 		const loadError = rt.packageLoadError(instance);
@@ -190,15 +207,36 @@ async function startStack(opts) {
 			await rt.activateWorkflow(instance, wf.id);
 			wf.active = true;
 		}
-		const registered = await rt.registeredWebhooks(instance);
+		// n8n writes the webhook rows while activating; wait until every active trigger workflow has its row.
+		let registered = [];
+		for (let attempt = 0; attempt < 80; attempt++) {
+			registered = await rt.registeredWebhooks(instance);
+			if (
+				stack.workflows
+					.filter((w) => w.active)
+					.every((w) => registered.some((r) => r.workflowId === w.id))
+			)
+				break;
+			await rt.sleep(250);
+		}
 		stack.webhooks = stack.workflows
 			.filter((w) => w.active)
 			.flatMap((w) =>
 				registered
 					.filter((r) => r.workflowId === w.id)
-					.map((r) => ({ endpoint: w.endpoint, label: ENDPOINT_LABELS[w.endpoint] ?? w.endpoint, workflowId: w.id, url: r.url, method: r.method })),
+					.map((r) => ({
+						endpoint: w.endpoint,
+						label: ENDPOINT_LABELS[w.endpoint] ?? w.endpoint,
+						workflowId: w.id,
+						url: r.url,
+						method: r.method,
+					})),
 			)
-			.sort((a, b) => Object.keys(ENDPOINT_LABELS).indexOf(a.endpoint) - Object.keys(ENDPOINT_LABELS).indexOf(b.endpoint));
+			.sort(
+				(a, b) =>
+					Object.keys(ENDPOINT_LABELS).indexOf(a.endpoint) -
+					Object.keys(ENDPOINT_LABELS).indexOf(b.endpoint),
+			);
 		for (const hook of stack.webhooks) await rt.waitForWebhook(hook.url);
 		stack.summary = () => {
 			const distinct = [...new Set(Object.values(secrets))];

@@ -87,7 +87,9 @@ async function installRuntime({ log = defaultLog } = {}) {
 		nodeBin: path.join(nodeDir, 'bin', 'node'),
 		nodeBinDir: path.join(nodeDir, 'bin'),
 		n8nBin: path.join(dir, 'node_modules', 'n8n', 'bin', 'n8n'),
-		version: JSON.parse(fs.readFileSync(path.join(dir, 'node_modules', 'n8n', 'package.json'), 'utf8')).version,
+		version: JSON.parse(
+			fs.readFileSync(path.join(dir, 'node_modules', 'n8n', 'package.json'), 'utf8'),
+		).version,
 	};
 	for (const file of [runtime.nodeBin, runtime.n8nBin]) {
 		if (!fs.existsSync(file)) throw new Error(`n8n runtime incomplete: ${file} is missing`);
@@ -104,7 +106,13 @@ async function buildPackage({ log = defaultLog } = {}) {
 /** `npm pack` into destDir; returns the tarball's path. */
 async function packPackage(destDir) {
 	fs.mkdirSync(destDir, { recursive: true });
-	const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', destDir, '--ignore-scripts']);
+	const { stdout } = await run('npm', [
+		'pack',
+		'--json',
+		'--pack-destination',
+		destDir,
+		'--ignore-scripts',
+	]);
 	const info = JSON.parse(stdout.slice(stdout.indexOf('[')));
 	return path.join(destDir, info[0].filename);
 }
@@ -118,7 +126,15 @@ async function installPackageInto(userFolder, tarball, { runtime } = {}) {
 	fs.mkdirSync(nodesDir, { recursive: true });
 	const pkgJson = path.join(nodesDir, 'package.json');
 	if (!fs.existsSync(pkgJson)) {
-		fs.writeFileSync(pkgJson, `${JSON.stringify({ name: 'installed-nodes', private: true, dependencies: {} }, null, 2)}\n`);
+		fs.writeFileSync(
+			pkgJson,
+			`${JSON.stringify(
+				// a name of its own per folder: jest's module map complains about two packages of one name
+				{ name: `installed-nodes-${path.basename(userFolder)}`, private: true, dependencies: {} },
+				null,
+				2,
+			)}\n`,
+		);
 	}
 	const env = { ...process.env };
 	if (runtime) env.PATH = `${runtime.nodeBinDir}${path.delimiter}${env.PATH}`;
@@ -138,12 +154,16 @@ async function installPackageInto(userFolder, tarball, { runtime } = {}) {
 		{ cwd: nodesDir, env },
 	);
 	const installed = path.join(nodesDir, 'node_modules', PACKAGE_NAME, 'package.json');
-	if (!fs.existsSync(installed)) throw new Error(`${PACKAGE_NAME} did not install into ${nodesDir}`);
+	if (!fs.existsSync(installed))
+		throw new Error(`${PACKAGE_NAME} did not install into ${nodesDir}`);
 	return nodesDir;
 }
 
 /** Builds, packs and installs this package into the user folder. */
-async function buildAndInstallPackage(userFolder, { runtime, log = defaultLog, skipBuild = false } = {}) {
+async function buildAndInstallPackage(
+	userFolder,
+	{ runtime, log = defaultLog, skipBuild = false } = {},
+) {
 	if (!skipBuild) await buildPackage({ log });
 	const tarball = await packPackage(path.join(userFolder, 'pack'));
 	await installPackageInto(userFolder, tarball, { runtime });
@@ -170,11 +190,19 @@ function n8nEnv(runtime, { userFolder, port, brokerPort, encryptionKey, extra = 
 	const env = { ...process.env };
 	// Settings of the surrounding shell that would change what n8n does here.
 	for (const key of Object.keys(env)) {
-		if (key.startsWith('N8N_') || key.startsWith('DB_') || key.startsWith('EXECUTIONS_') || key === 'WEBHOOK_URL') {
+		if (
+			key.startsWith('N8N_') ||
+			key.startsWith('DB_') ||
+			key.startsWith('EXECUTIONS_') ||
+			key === 'WEBHOOK_URL'
+		) {
 			delete env[key];
 		}
 	}
-	delete env.NODE_OPTIONS;
+	// jest sets NODE_ENV=test, which makes n8n use an in-memory setup and exit quietly.
+	for (const key of Object.keys(env)) {
+		if (key.startsWith('JEST_') || key === 'NODE_ENV' || key === 'NODE_OPTIONS') delete env[key];
+	}
 	return {
 		...env,
 		PATH: `${runtime.nodeBinDir}${path.delimiter}${process.env.PATH}`,
@@ -206,7 +234,8 @@ function n8nEnv(runtime, { userFolder, port, brokerPort, encryptionKey, extra = 
 function encryptionKeyFor(userFolder) {
 	const file = path.join(userFolder, 'encryption-key');
 	fs.mkdirSync(userFolder, { recursive: true });
-	if (!fs.existsSync(file)) fs.writeFileSync(file, crypto.randomBytes(24).toString('hex'), { mode: 0o600 });
+	if (!fs.existsSync(file))
+		fs.writeFileSync(file, crypto.randomBytes(24).toString('hex'), { mode: 0o600 });
 	return fs.readFileSync(file, 'utf8').trim();
 }
 
@@ -214,7 +243,10 @@ function encryptionKeyFor(userFolder) {
  * One n8n instance: a user folder, ports and the environment. Everything below takes it.
  * `create` picks free ports unless given.
  */
-async function createInstance(runtime, { userFolder, port, brokerPort, cliBrokerPort, extraEnv = {} }) {
+async function createInstance(
+	runtime,
+	{ userFolder, port, brokerPort, cliBrokerPort, extraEnv = {} },
+) {
 	fs.mkdirSync(userFolder, { recursive: true });
 	const ports = {
 		port: port || (await getFreePort()),
@@ -247,7 +279,9 @@ function writeTemp(instance, name, data) {
 	const dir = path.join(instance.userFolder, 'import');
 	fs.mkdirSync(dir, { recursive: true });
 	const file = path.join(dir, name);
-	fs.writeFileSync(file, typeof data === 'string' ? data : JSON.stringify(data, null, 2), { mode: 0o600 });
+	fs.writeFileSync(file, typeof data === 'string' ? data : JSON.stringify(data, null, 2), {
+		mode: 0o600,
+	});
 	return file;
 }
 
@@ -269,7 +303,9 @@ async function importWorkflows(instance, workflows) {
 	const dir = path.join(instance.userFolder, 'import', 'workflows');
 	fs.rmSync(dir, { recursive: true, force: true });
 	fs.mkdirSync(dir, { recursive: true });
-	workflows.forEach((wf, i) => fs.writeFileSync(path.join(dir, `${i}.json`), JSON.stringify(wf, null, 2)));
+	workflows.forEach((wf, i) =>
+		fs.writeFileSync(path.join(dir, `${i}.json`), JSON.stringify(wf, null, 2)),
+	);
 	await n8nCli(instance, ['import:workflow', '--separate', `--input=${dir}`]);
 }
 
@@ -284,7 +320,9 @@ async function publishWorkflow(instance, id) {
  * n8n's IRun; `ok` is false when the workflow failed.
  */
 async function executeWorkflow(instance, id) {
-	const result = await n8nCli(instance, ['execute', `--id=${id}`, '--rawOutput'], { allowFail: true });
+	const result = await n8nCli(instance, ['execute', `--id=${id}`, '--rawOutput'], {
+		allowFail: true,
+	});
 	const lines = result.stdout.split('\n');
 	const first = lines.findIndex((line) => line.startsWith('{'));
 	let runResult = null;
@@ -331,9 +369,13 @@ async function startServer(instance, { log = defaultLog, timeoutMs = 180000 } = 
 		detached: true,
 	});
 	fs.closeSync(out);
-	const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+	const exited = new Promise((resolve) =>
+		child.on('exit', (code, signal) => resolve({ code, signal })),
+	);
 	instance.server = { child, logFile, exited };
-	log(`starting n8n ${instance.runtime.version} on ${instance.baseUrl} (log: ${path.relative(process.cwd(), logFile) || logFile})`);
+	log(
+		`starting n8n ${instance.runtime.version} on ${instance.baseUrl} (log: ${path.relative(process.cwd(), logFile) || logFile})`,
+	);
 	const started = Date.now();
 	let exitInfo = null;
 	exited.then((info) => {
@@ -346,7 +388,9 @@ async function startServer(instance, { log = defaultLog, timeoutMs = 180000 } = 
 			);
 		}
 		try {
-			const res = await fetch(`${instance.baseUrl}/healthz/readiness`, { signal: AbortSignal.timeout(2000) });
+			const res = await fetch(`${instance.baseUrl}/healthz/readiness`, {
+				signal: AbortSignal.timeout(2000),
+			});
 			if (res.status === 200) return instance;
 		} catch {
 			// not listening yet
@@ -354,7 +398,9 @@ async function startServer(instance, { log = defaultLog, timeoutMs = 180000 } = 
 		await sleep(250);
 	}
 	await stopServer(instance);
-	throw new Error(`n8n was not ready after ${timeoutMs / 1000} s; last log lines:\n${tail(readLog(instance), 3000)}`);
+	throw new Error(
+		`n8n was not ready after ${timeoutMs / 1000} s; last log lines:\n${tail(readLog(instance), 3000)}`,
+	);
 }
 
 function readLog(instance) {
@@ -444,13 +490,15 @@ async function ensureOwner(instance, owner) {
 /** Creates a public API key with every scope the owner may grant. */
 async function createApiKey(instance, cookie, label = 'contact-center-scripts') {
 	const scopes = await restCall(instance, 'GET', '/api-keys/scopes', { cookie });
-	if (scopes.status !== 200) throw new Error(`listing API key scopes failed: ${scopes.status} ${tail(scopes.text, 300)}`);
+	if (scopes.status !== 200)
+		throw new Error(`listing API key scopes failed: ${scopes.status} ${tail(scopes.text, 300)}`);
 	const list = Array.isArray(scopes.json) ? scopes.json : scopes.json.data;
 	const created = await restCall(instance, 'POST', '/api-keys', {
 		cookie,
 		body: { label: `${label}-${Date.now()}`.slice(0, 50), scopes: list, expiresAt: null },
 	});
-	if (created.status !== 200) throw new Error(`creating an API key failed: ${created.status} ${tail(created.text, 300)}`);
+	if (created.status !== 200)
+		throw new Error(`creating an API key failed: ${created.status} ${tail(created.text, 300)}`);
 	const data = created.json.data ?? created.json;
 	return data.rawApiKey;
 }
@@ -466,7 +514,11 @@ async function publicApi(instance, method, route, body) {
 	if (!instance.apiKey) throw new Error('no API key: call setupAccess first');
 	const res = await fetch(`${instance.baseUrl}/api/v1${route}`, {
 		method,
-		headers: { 'X-N8N-API-KEY': instance.apiKey, accept: 'application/json', 'content-type': 'application/json' },
+		headers: {
+			'X-N8N-API-KEY': instance.apiKey,
+			accept: 'application/json',
+			'content-type': 'application/json',
+		},
 		body: body === undefined ? undefined : JSON.stringify(body),
 	});
 	const text = await res.text();
@@ -531,7 +583,9 @@ function localVariant(workflow) {
 
 /** Nodes of a workflow that are triggers of this package. */
 function triggerNodes(workflow) {
-	return workflow.nodes.filter((n) => n.type === `${PACKAGE_NAME}.contactCenterTrigger` && !n.disabled);
+	return workflow.nodes.filter(
+		(n) => n.type === `${PACKAGE_NAME}.contactCenterTrigger` && !n.disabled,
+	);
 }
 
 /** Production webhook URL of a trigger node (`<base>/webhook/<webhookId or path>/...`). */
@@ -579,6 +633,7 @@ async function waitForWebhook(url, { timeoutMs = 15000 } = {}) {
 
 module.exports = {
 	REPO_ROOT,
+	BROWSER_ID,
 	PACKAGE_NAME,
 	N8N_VERSION,
 	EXAMPLES_DIR,

@@ -1,0 +1,502 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @typescript-eslint/no-explicit-any -- test code runs in jest, never inside n8n; JSON read from n8n and the simulator */
+/**
+ * End to end: the packed package installed into a real n8n 2.41.1 (Node 24) the way users install
+ * community nodes, the example workflows imported with n8n's CLI, the trigger workflows activated,
+ * the action workflows executed with `n8n execute`, and the service played by the project's
+ * simulator over HTTP. Nothing is mocked in between. One n8n serves the whole file; the tests run
+ * in order and some build on the state left by the previous ones (the token count).
+ */
+import * as runtimeModule from '../../scripts/lib/n8n-runtime';
+import * as localModule from '../../scripts/lib/local-setup';
+import * as metricsModule from '../simulator/metrics';
+import * as helpersModule from './helpers';
+
+// The orchestration is plain JavaScript (it spawns processes); the suite uses it untyped.
+type Json = Record<string, any>;
+type Stack = Json;
+type Execution = Json;
+const rt: Json = runtimeModule;
+const local: Json = localModule;
+const { evaluateMetric, METRIC_ENDPOINTS }: Json = metricsModule;
+const { freshStateDir, postSigned, readFixture, report, waitFor }: Json = helpersModule;
+
+const TOKEN_PROBE = readFixture('token-probe.json');
+
+let stack: Stack;
+let stateDir: string;
+
+const sim = () => stack.simulator as Json;
+const instance = () => stack.instance as Json;
+const workflowId = (endpointOrFile: string) => {
+	const wf = stack.workflows.find(
+		(w: Json) => w.endpoint === endpointOrFile || w.file.startsWith(endpointOrFile),
+	);
+	if (!wf) throw new Error(`no example workflow ${endpointOrFile}`);
+	return wf.id as string;
+};
+const webhook = (endpoint: string) => {
+	const hook = stack.webhooks.find((w: Json) => w.endpoint === endpoint);
+	if (!hook)
+		throw new Error(
+			`no active webhook for ${endpoint}; registered: ${JSON.stringify(stack.webhooks)}`,
+		);
+	return hook.url as string;
+};
+const secret = (endpoint: 'lookup' | 'writeBack' | 'notification') =>
+	stack.secrets[endpoint] as string;
+
+async function execute(id: string): Promise<Execution> {
+	const result = await rt.executeWorkflow(instance(), id);
+	if (!result.ok) {
+		throw new Error(
+			`workflow ${id} failed in n8n (exit ${result.code}):\n${JSON.stringify(result.run?.data?.resultData?.error ?? null, null, 2)}\n${result.stdout.slice(-3000)}\n${result.stderr.slice(-3000)}`,
+		);
+	}
+	return result;
+}
+
+/** Simulator requests logged while `fn` runs. */
+async function recording<T>(fn: () => Promise<T>): Promise<{ result: T; requests: Json[] }> {
+	const before = sim().requests.length;
+	const result = await fn();
+	return { result, requests: sim().requests.slice(before) };
+}
+
+const executionsOf = async (id: string, includeData = false): Promise<Json[]> =>
+	await rt.listExecutions(instance(), { workflowId: id, includeData });
+
+/** The JSON the trigger node emitted in an execution read with includeData. */
+const triggerOutput = (execution: Json, nodeName: string): Json | undefined =>
+	execution.data?.resultData?.runData?.[nodeName]?.[0]?.data?.main?.[0]?.[0]?.json;
+
+const camel = (path: string) =>
+	path
+		.split('/')
+		.pop()!
+		.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
+beforeAll(async () => {
+	stateDir = freshStateDir();
+	stack = await local
+		.startStack({
+			userFolder: stateDir,
+			n8nPort: 0,
+			simulatorPort: 0,
+			extraWorkflows: [TOKEN_PROBE],
+			log: (line: string) => report(`[e2e] ${line}`),
+		})
+		.catch((error: Error) => {
+			report(`[e2e] could not start the stack: ${error.message}`);
+			throw error;
+		});
+	const settings = await rt.restCall(instance(), 'GET', '/settings', { cookie: instance().cookie });
+	report(
+		`[e2e] n8n under test: ${settings.json?.data?.versionCli ?? '?'} (package.json of the runtime: ${instance().runtime.version}), Node ${await nodeVersion()}, user folder ${stateDir}`,
+	);
+}, 900_000);
+
+async function nodeVersion(): Promise<string> {
+	const { stdout } = await rt.run(instance().runtime.nodeBin, ['--version']);
+	return stdout.trim();
+}
+
+afterAll(async () => {
+	if (stack) await stack.stop();
+	if (stateDir)
+		report(`[e2e] n8n's user folder and log stay for inspection until the next run: ${stateDir}`);
+}, 120_000);
+
+describe('the package in n8n', () => {
+	test('n8n 2.41.1 runs and knows both node types under the community package name', async () => {
+		const settings = await rt.restCall(instance(), 'GET', '/settings', {
+			cookie: instance().cookie,
+		});
+		expect(settings.json.data.versionCli).toBe('2.41.1');
+		expect(rt.packageLoadError(instance())).toBeUndefined();
+		const res = await fetch(`${instance().baseUrl}/types/nodes.json`, {
+			headers: { cookie: instance().cookie, 'browser-id': rt.BROWSER_ID },
+		});
+		expect(res.status).toBe(200);
+		const names = ((await res.json()) as Json[]).map((t) => t.name);
+		expect(names).toEqual(
+			expect.arrayContaining([
+				'n8n-nodes-contact-center.contactCenter',
+				'n8n-nodes-contact-center.contactCenterTrigger',
+			]),
+		);
+	});
+
+	test('the example workflows are imported and the three trigger workflows are active with a webhook each', async () => {
+		const list = await rt.publicApi(instance(), 'GET', '/workflows?limit=100');
+		const byId = new Map((list.data as Json[]).map((w) => [w.id, w]));
+		for (const wf of stack.workflows as Json[]) {
+			expect(byId.get(wf.id)?.name).toBe(wf.name);
+			expect(Boolean(byId.get(wf.id)?.active)).toBe(wf.trigger);
+		}
+		expect(stack.webhooks.map((w: Json) => w.endpoint).sort()).toEqual([
+			'lookup',
+			'notification',
+			'writeBack',
+		]);
+		for (const hook of stack.webhooks as Json[]) expect(hook.method).toBe('POST');
+	});
+});
+
+describe('token lifecycle (OAuth2 client credentials through n8n)', () => {
+	test('a series of executions makes exactly one token request', async () => {
+		expect(sim().counters.tokenRequests).toBe(0);
+		const { requests } = await recording(async () => {
+			for (let i = 0; i < 3; i++) {
+				const run = await execute(TOKEN_PROBE.id);
+				expect(run.output('Agents available')).toEqual([
+					expect.objectContaining({ metric: expect.anything(), value: expect.any(Number) }),
+				]);
+			}
+		});
+		expect(sim().counters.tokenRequests).toBe(1);
+		expect(sim().counters.tokensIssued).toBe(1);
+		const metricCalls = requests.filter((r) =>
+			r.path.startsWith('/reporting-metrics/agent-availability'),
+		);
+		expect(metricCalls).toHaveLength(3);
+		const bearers = new Set(metricCalls.map((r) => r.headers.authorization));
+		expect(bearers.size).toBe(1);
+		expect([...bearers][0]).toMatch(/^Bearer \S+$/);
+		expect(metricCalls.every((r) => r.status === 200)).toBe(true);
+	});
+});
+
+describe('action workflows executed by n8n', () => {
+	test('example 1: the metrics snapshot row, exactly what the service answered, reaches the (locally disabled) Google Sheets node', async () => {
+		const id = workflowId('1-');
+		const { result: run, requests } = await recording(() => execute(id));
+		const [row]: Json[] = run.output('Get metrics snapshot');
+		const metricPaths = Object.keys(METRIC_ENDPOINTS);
+		expect(requests.map((r) => r.path).sort()).toEqual([...metricPaths].sort());
+		for (const request of requests) {
+			expect(request.status).toBe(200);
+			expect(request.headers.authorization).toMatch(/^Bearer /);
+			const expected = evaluateMetric(request.path, new URLSearchParams(request.query), request.at)
+				.body.dataPoint.value;
+			expect({ metric: camel(request.path), value: row[camel(request.path)] }).toEqual({
+				metric: camel(request.path),
+				value: expected,
+			});
+		}
+		expect(typeof row.from).toBe('string');
+		expect(Date.parse(row.from)).toBeLessThan(Date.now());
+		// Disabled in the local run: n8n passes the row through, unchanged, to where Sheets would append it.
+		expect(run.output('Append row to sheet')).toEqual([row]);
+	});
+
+	test('example 2: bulk send, wait, status counts and failed details match what the simulator received', async () => {
+		const id = workflowId('2-');
+		const { result: run, requests } = await recording(() => execute(id));
+		const recipients: Json[] = run.output('Contacts to remind');
+		const sent: Json[] = run.output('Send reminders');
+		expect(sent).toHaveLength(recipients.length);
+		expect(sent.map((s) => s.contact)).toEqual(recipients.map((r) => r.phone));
+		expect(sent.every((s) => typeof s.correlationId === 'string' && s.correlationId !== '')).toBe(
+			true,
+		);
+
+		const sends = requests.filter(
+			(r) => r.method === 'POST' && r.path.startsWith('/proactive-messaging'),
+		);
+		expect(sends).toHaveLength(recipients.length);
+		const stored = (sim().messages as Json[]).filter((m) =>
+			sent.some((s) => s.correlationId === m.correlationId),
+		);
+		expect(stored).toHaveLength(recipients.length);
+		for (const [i, recipient] of recipients.entries()) {
+			const message = stored.find((m) => m.correlationId === sent[i].correlationId)!;
+			expect(message.body).toEqual({
+				medium: 'TWILIO',
+				channel: 'Appointments SMS',
+				contact: recipient.phone,
+				text: `Hi ${recipient.firstName}, a reminder of your appointment on ${recipient.appointment}. Reply STOP to opt out.`,
+				metadata: { customerId: recipient.customerId, campaign: 'appointment-reminder' },
+			});
+		}
+
+		const statuses: Json[] = run.output('Get status');
+		expect(statuses).toHaveLength(recipients.length);
+		for (const [i, status] of statuses.entries()) {
+			const message = stored.find((m) => m.correlationId === sent[i].correlationId)!;
+			expect(status.correlationId).toBe(sent[i].correlationId);
+			expect(status.total).toBe(1);
+			expect(status[message.status]).toBe(1);
+			expect(status.PROCESSING).toBe(0);
+		}
+
+		const failedMessages: Json[] = run.output('Get failed') ?? [];
+		const expectedFailed = stored.filter((m) => m.status === 'FAILED');
+		expect(expectedFailed.length).toBeGreaterThan(0);
+		expect(failedMessages).toHaveLength(expectedFailed.length);
+		expect(failedMessages).toEqual(
+			expectedFailed.map((m) =>
+				expect.objectContaining({
+					correlationId: m.correlationId,
+					status: 'FAILED',
+					contact: m.body.contact,
+					reason: m.reason,
+				}),
+			),
+		);
+	});
+
+	test('the executions so far still used the single token', () => {
+		expect(sim().counters.tokenRequests).toBe(1);
+	});
+});
+
+describe('token refresh after the service expires its tokens', () => {
+	test('the next execution succeeds with exactly one new token request', async () => {
+		const before = { ...sim().counters };
+		const expired = await fetch(`${sim().url}/__sim/expire-tokens`, { method: 'POST' });
+		expect(expired.status).toBe(200);
+		const { result: run, requests } = await recording(() => execute(TOKEN_PROBE.id));
+		expect(run.output('Agents available')).toEqual([
+			expect.objectContaining({ value: expect.any(Number) }),
+		]);
+		expect(sim().counters.tokenRequests - before.tokenRequests).toBe(1);
+		expect(sim().counters.tokensIssued - before.tokensIssued).toBe(1);
+		const calls = requests.filter((r) => r.path.startsWith('/reporting-metrics/'));
+		// The stale token is refused once, then the request is replayed with the new token.
+		expect(calls.map((r) => r.status)).toEqual([401, 200]);
+		expect(calls[0].headers.authorization).not.toBe(calls[1].headers.authorization);
+	});
+
+	test('and that new token is reused by the next executions', async () => {
+		const before = sim().counters.tokenRequests;
+		await execute(TOKEN_PROBE.id);
+		await execute(workflowId('1-'));
+		expect(sim().counters.tokenRequests).toBe(before);
+	});
+});
+
+describe('trigger endpoints with signed requests (undici)', () => {
+	const ada = {
+		email: 'ada@example.com',
+		firstName: 'Ada',
+		lastName: 'Lovelace',
+		customerId: 'CUST-1815',
+		tier: 'gold',
+		phone: '+441632960815',
+	};
+
+	test('lookup: 200 with the attributes the workflow found', async () => {
+		const res = await postSigned(
+			webhook('lookup'),
+			{ email: 'Ada@Example.com' },
+			{ secret: secret('lookup') },
+		);
+		expect(res.status).toBe(200);
+		expect(res.headers['content-type']).toMatch(/application\/json/);
+		expect(res.json).toEqual({ autoConfirm: false, attributes: ada });
+	});
+
+	test('lookup: a null attribute is sent as null (it deletes the value in the service)', async () => {
+		const res = await postSigned(
+			webhook('lookup'),
+			{ email: 'grace@example.com' },
+			{ secret: secret('lookup') },
+		);
+		expect(res.status).toBe(200);
+		expect(res.json.attributes).toEqual(
+			expect.objectContaining({ firstName: 'Grace', phone: null }),
+		);
+	});
+
+	test('lookup: 404 for a contact the workflow does not find', async () => {
+		const res = await postSigned(
+			webhook('lookup'),
+			{ email: 'nobody@example.com' },
+			{ secret: secret('lookup') },
+		);
+		expect(res.status).toBe(404);
+	});
+
+	const writeBack = (idempotencyKey: string, conversationId: string) => ({
+		type: 'CONVERSATION_RESOLVED',
+		version: 1,
+		idempotencyKey,
+		data: {
+			medium: { id: 'whatsapp' },
+			channel: { id: 'ch-1', name: 'Support WhatsApp' },
+			contactProfile: {
+				id: 'cp-1',
+				mediumContactProfileId: 'wa-31612345678',
+				primaryIdentifier: '+31612345678',
+				secondaryIdentifier: 'Ada',
+				pictureUrl: 'https://example.com/ada.png',
+			},
+			conversation: {
+				id: conversationId,
+				createdAt: '2026-11-22T09:00:00.000+01:00',
+				previousStatus: 'new',
+				currentStatus: 'resolved',
+			},
+			statusUpdatedAt: '2026-11-22T09:15:00.000+01:00',
+			statusUpdatedReason: 'agentResolved',
+			agent: { id: 'ag-1', firstName: 'Alan', lastName: 'Turing', email: 'alan@example.com' },
+			contactAttributes: [
+				{ attribute: 'email', value: 'ada@example.com', source: 'CRM_CONFIRMED' },
+			],
+			messages: [
+				{ id: 'm1', direction: 'INBOUND', text: 'Where is my order?' },
+				{ id: 'm2', direction: 'OUTBOUND', text: 'It ships today.' },
+			],
+			notes: [],
+			topics: [{ id: 't1', name: 'Order status' }],
+		},
+	});
+
+	async function conversationRows(): Promise<Json[]> {
+		const tables = await rt.publicApi(instance(), 'GET', '/data-tables?limit=100');
+		const table = (tables.data as Json[]).find((t) => t.name === local.CONVERSATIONS_TABLE.name);
+		if (!table) throw new Error('the conversations data table does not exist');
+		const rows = await rt.publicApi(instance(), 'GET', `/data-tables/${table.id}/rows?limit=250`);
+		return rows.data as Json[];
+	}
+
+	test('write back: delivered three times with the same idempotency key, the workflow runs once and stores one row', async () => {
+		const id = workflowId('writeBack');
+		const before = (await executionsOf(id)).length;
+		const key = `wb-${Date.now()}-a`;
+		for (let i = 0; i < 3; i++) {
+			const res = await postSigned(webhook('writeBack'), writeBack(key, 'conv-a'), {
+				secret: secret('writeBack'),
+			});
+			expect(res.status).toBeGreaterThanOrEqual(200);
+			expect(res.status).toBeLessThan(300);
+		}
+		// A different event after the three: once its run is listed, any run of the duplicates would be too.
+		const sentinel = `wb-${Date.now()}-b`;
+		const res = await postSigned(webhook('writeBack'), writeBack(sentinel, 'conv-b'), {
+			secret: secret('writeBack'),
+		});
+		expect(res.status).toBe(200);
+		const executions = await waitFor(
+			async () => {
+				const list = await executionsOf(id, true);
+				const done = list.filter(
+					(e) => e.finished || e.status === 'success' || e.status === 'error',
+				);
+				return done.some(
+					(e) => triggerOutput(e, 'Conversation resolved or pending')?.idempotencyKey === sentinel,
+				) && done.length === list.length
+					? list
+					: undefined;
+			},
+			{ what: 'the write back executions' },
+		);
+		const newOnes: Json[] = executions.slice(0, executions.length - before);
+		const keys = newOnes
+			.map((e) => triggerOutput(e, 'Conversation resolved or pending')?.idempotencyKey)
+			.sort();
+		expect(keys).toEqual([key, sentinel].sort());
+		expect(newOnes.every((e) => e.status === 'success')).toBe(true);
+
+		const rows = (await conversationRows()).filter((r) => r.idempotencyKey === key);
+		expect(rows).toHaveLength(1);
+		expect(rows[0]).toEqual(
+			expect.objectContaining({
+				eventType: 'CONVERSATION_RESOLVED',
+				conversationId: 'conv-a',
+				currentStatus: 'resolved',
+				previousStatus: 'new',
+				contact: '+31612345678',
+				agentEmail: 'alan@example.com',
+				messageCount: 2,
+			}),
+		);
+	});
+
+	test('notification: 204 with an empty body, and the alert is composed', async () => {
+		const id = workflowId('notification');
+		const before = (await executionsOf(id)).length;
+		const notification = {
+			timestamp: '2026-11-22T08:30:00.123Z',
+			version: 1,
+			eventType: 'DATA_IMPORT_ERROR',
+			messages: ['Attribute tier: value too long'],
+		};
+		const res = await postSigned(webhook('notification'), notification, {
+			secret: secret('notification'),
+		});
+		expect(res.status).toBe(204);
+		expect(res.text).toBe('');
+		const [latest] = await waitFor(
+			async () => {
+				const list = await executionsOf(id, true);
+				return list.length > before && list[0].finished ? list : undefined;
+			},
+			{ what: 'the notification execution' },
+		);
+		expect(triggerOutput(latest, 'Service notification')).toEqual(notification);
+		const alert = latest.data.resultData.runData['Compose alert'][0].data.main[0][0].json;
+		expect(alert.alert).toContain('DATA_IMPORT_ERROR');
+		expect(alert.alert).toContain('Attribute tier: value too long');
+	});
+
+	test('unsigned, tampered and wrong-secret requests get 401 and start no execution', async () => {
+		const endpoints = ['lookup', 'writeBack', 'notification'] as const;
+		const bodies: Record<(typeof endpoints)[number], Json> = {
+			lookup: { email: 'ada@example.com' },
+			writeBack: writeBack(`wb-${Date.now()}-forged`, 'conv-forged'),
+			notification: {
+				timestamp: '2026-11-22T08:31:00.000Z',
+				version: 1,
+				eventType: 'DATA_IMPORT_ERROR',
+				messages: ['forged'],
+			},
+		};
+		const counts = async () =>
+			Object.fromEntries(
+				await Promise.all(
+					endpoints.map(async (e) => [e, (await executionsOf(workflowId(e))).length] as const),
+				),
+			);
+		const before = await counts();
+		const wrongSecret = 'ab'.repeat(32);
+		for (const endpoint of endpoints) {
+			const url = webhook(endpoint);
+			const attempts = [
+				await postSigned(url, bodies[endpoint], { signature: 'none' }),
+				await postSigned(url, bodies[endpoint], {
+					secret: secret(endpoint),
+					tamper: (raw: string) =>
+						raw
+							.replace('ada@example.com', 'eve@example.com')
+							.replace('forged', 'forgeD')
+							.replace('conv-forged', 'conv-forgeD'),
+				}),
+				await postSigned(url, bodies[endpoint], { secret: wrongSecret }),
+			];
+			expect({ endpoint, statuses: attempts.map((a) => a.status) }).toEqual({
+				endpoint,
+				statuses: [401, 401, 401],
+			});
+		}
+		// A valid notification after the forged ones: once its run is listed, runs of those would be too.
+		const sentinel = await postSigned(
+			webhook('notification'),
+			{
+				timestamp: '2026-11-22T08:32:00.000Z',
+				version: 1,
+				eventType: 'DATA_IMPORT_ERROR',
+				messages: ['sentinel'],
+			},
+			{ secret: secret('notification') },
+		);
+		expect(sentinel.status).toBe(204);
+		await waitFor(
+			async () => (await executionsOf(workflowId('notification'))).length > before.notification,
+			{
+				what: 'the sentinel notification execution',
+			},
+		);
+		expect(await counts()).toEqual({ ...before, notification: before.notification + 1 });
+	});
+});

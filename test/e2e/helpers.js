@@ -1,0 +1,87 @@
+'use strict';
+/**
+ * Helpers of the end-to-end suite (plain JS: they use Node's crypto and file system, which the
+ * community-node lint rules keep out of .ts files).
+ */
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const path = require('node:path');
+const { request } = require('undici');
+const rt = require('../../scripts/lib/n8n-runtime');
+
+/** HMAC-SHA256 over the raw body, keyed with the hex-decoded secret, hex-encoded (spec section 5, interface C). */
+function sign(secretHex, rawBody) {
+	return crypto.createHmac('sha256', Buffer.from(secretHex, 'hex')).update(rawBody).digest('hex');
+}
+
+/**
+ * POSTs a JSON body the way the service calls a CRM endpoint, with undici.
+ * `signature`: 'valid' (default), 'none' (header left out), or a literal header value.
+ * `secret`: the hex secret for a valid signature. `tamper`: change the body after signing.
+ */
+async function postSigned(url, body, { secret, signature = 'valid', tamper } = {}) {
+	const rawBody = typeof body === 'string' ? body : JSON.stringify(body);
+	const headers = { 'content-type': 'application/json', accept: 'application/json' };
+	if (signature === 'valid') headers['x-service-signature'] = sign(secret, rawBody);
+	else if (signature !== 'none') headers['x-service-signature'] = signature;
+	const sent = tamper ? tamper(rawBody) : rawBody;
+	const res = await request(url, { method: 'POST', headers, body: sent });
+	const text = await res.body.text();
+	let json;
+	try {
+		json = text === '' ? undefined : JSON.parse(text);
+	} catch {
+		json = undefined;
+	}
+	return { status: res.statusCode, headers: res.headers, text, json };
+}
+
+/** Polls `probe` until it returns a truthy value; rejects with `what` after `timeoutMs`. */
+async function waitFor(probe, { what = 'condition', timeoutMs = 60000, intervalMs = 250 } = {}) {
+	const started = Date.now();
+	let last;
+	for (;;) {
+		last = await probe();
+		if (last) return last;
+		if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+		await rt.sleep(intervalMs);
+	}
+}
+
+function isAlive(pid) {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch (error) {
+		return error.code === 'EPERM';
+	}
+}
+
+/**
+ * A fresh n8n user folder for this run, under the git-ignored .n8n-local/. The folder of the last
+ * run stays for inspection (n8n.log, database); folders of finished earlier runs are removed.
+ */
+function freshStateDir() {
+	const root = path.join(rt.REPO_ROOT, '.n8n-local');
+	fs.mkdirSync(root, { recursive: true });
+	for (const name of fs.readdirSync(root)) {
+		const match = /^e2e-(\d+)$/.exec(name);
+		if (match && !isAlive(Number(match[1])))
+			fs.rmSync(path.join(root, name), { recursive: true, force: true });
+	}
+	const dir = path.join(root, `e2e-${process.pid}`);
+	fs.rmSync(dir, { recursive: true, force: true });
+	fs.mkdirSync(dir, { recursive: true });
+	return dir;
+}
+
+function readFixture(name) {
+	return JSON.parse(fs.readFileSync(path.join(__dirname, 'fixtures', name), 'utf8'));
+}
+
+/** Printed by the suite: the n8n under test. */
+function report(line) {
+	process.stdout.write(`${line}\n`);
+}
+
+module.exports = { sign, postSigned, waitFor, freshStateDir, readFixture, report };
