@@ -123,7 +123,9 @@ async function ensureDataTable(instance, table) {
  * Resolves with {instance, simulator, workflows, webhooks, stop(), summary()}; on failure stops what it started.
  */
 async function startStack(opts) {
-	const log = opts.log ?? ((l) => process.stderr.write(`${l}\n`));
+	const t0 = Date.now();
+	const baseLog = opts.log ?? ((l) => process.stderr.write(`${l}\n`));
+	const log = (line) => baseLog(`${line} (+${Math.round((Date.now() - t0) / 1000)} s)`);
 	const owner = { ...DEFAULT_OWNER, ...(opts.owner ?? {}) };
 	const userFolder = path.resolve(opts.userFolder);
 	fs.mkdirSync(userFolder, { recursive: true });
@@ -200,9 +202,11 @@ async function startStack(opts) {
 		await rt.startServer(instance, { log });
 		const loadError = rt.packageLoadError(instance);
 		if (loadError) throw new Error(`n8n could not load ${rt.PACKAGE_NAME}:\n${loadError}`);
+		log('n8n is ready; setting up the owner and an API key');
 		await rt.setupAccess(instance, owner);
 		stack.owner = owner;
 		await ensureDataTable(instance, CONVERSATIONS_TABLE);
+		log('activating the trigger workflows');
 		for (const wf of stack.workflows.filter((w) => w.trigger)) {
 			await rt.activateWorkflow(instance, wf.id);
 			wf.active = true;

@@ -620,14 +620,19 @@ async function registeredWebhooks(instance) {
 	}));
 }
 
-/** Retries a request while n8n still registers a just-activated webhook (it may 404 for a moment). */
+/**
+ * Waits until n8n routes a just-activated webhook (the first calls may 404 for a moment). Probes
+ * with GET, which a POST webhook answers 404 "not registered for GET requests. Did you mean to make
+ * a POST request?" once it is routed, without running anything.
+ */
 async function waitForWebhook(url, { timeoutMs = 15000 } = {}) {
 	const started = Date.now();
 	for (;;) {
-		const res = await fetch(url, { method: 'HEAD' }).catch(() => null);
-		if (res && res.status !== 404) return;
-		if (Date.now() - started > timeoutMs) return;
-		await sleep(250);
+		const res = await fetch(url, { method: 'GET' }).catch(() => null);
+		const text = res ? await res.text().catch(() => '') : '';
+		if (res && (res.status !== 404 || /Did you mean to make a/.test(text))) return true;
+		if (Date.now() - started > timeoutMs) return false;
+		await sleep(200);
 	}
 }
 

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @typescript-eslint/no-explicit-any -- test code runs in jest, never inside n8n; JSON read from n8n and the simulator */
+/* eslint-disable @typescript-eslint/no-explicit-any -- test code: JSON read from n8n and the simulator, untyped */
 /**
  * End to end: the packed package installed into a real n8n 2.41.1 (Node 24) the way users install
  * community nodes, the example workflows imported with n8n's CLI, the trigger workflows activated,
