@@ -40,7 +40,7 @@ export PATH="$node24_dir/bin:$PATH"
 cp "$here/n8n-runtime/package.json" "$lock" "$dir/"
 printf 'nodedir=%s\nfund=false\naudit=false\nupdate-notifier=false\n' "$node24_dir" > "$dir/.npmrc"
 log "installing n8n 2.41.1 (first time only: 2 to 5 minutes, about 2.6 GB)"
-(cd "$dir" && npm install --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error >&2) &
+(cd "$dir" && npm install --omit=dev --ignore-scripts --nodedir="$node24_dir" --no-audit --no-fund --loglevel=error >&2) &
 installer=$!
 while kill -0 "$installer" 2>/dev/null; do
   sleep 15
@@ -48,6 +48,13 @@ while kill -0 "$installer" 2>/dev/null; do
 done
 wait "$installer"
 log "compiling the sqlite3 driver for Node 24 (about 80 s)"
-(cd "$dir" && npm rebuild sqlite3 --loglevel=error >&2)
+# Explicit flags: under `npm test` / `npm start`, npm exports the project's settings to this script
+# (npm_config_ignore_scripts=true from .npmrc, the machine's nodedir for Node 20), which would
+# silently skip or misdirect the build.
+(cd "$dir" && npm rebuild sqlite3 --ignore-scripts=false --nodedir="$node24_dir" --loglevel=error >&2)
+if [ ! -f "$dir/node_modules/sqlite3/build/Release/node_sqlite3.node" ]; then
+  log "the sqlite3 driver did not compile (no node_sqlite3.node); python3, make and g++ are needed"
+  exit 1
+fi
 log "n8n ready in $(( $(date +%s) - started )) s at $dir"
 printf '%s\n' "$dir"

@@ -14,6 +14,8 @@
  *   CONTACT_CENTER_SIGNING_SECRET   hex secret for all three trigger endpoints (default: the simulator's)
  *   CONTACT_CENTER_LOOKUP_SECRET, CONTACT_CENTER_WRITE_BACK_SECRET, CONTACT_CENTER_NOTIFICATION_SECRET
  *       per-endpoint secrets (override CONTACT_CENTER_SIGNING_SECRET)
+ *   CONTACT_CENTER_PUBLIC_URL   public HTTPS base URL that forwards to n8n (tunnel, reverse proxy): the
+ *       webhook URLs printed and registered use it, so the real service can call them
  *   CONTACT_CENTER_N8N_PORT (5678), CONTACT_CENTER_SIMULATOR_PORT (5680)
  *   CONTACT_CENTER_OWNER_EMAIL, CONTACT_CENTER_OWNER_PASSWORD   the n8n owner login
  *   CONTACT_CENTER_STATE_DIR (.n8n-local/start)   n8n's user folder; kept between runs
@@ -60,6 +62,7 @@ function settings(env = process.env) {
 			writeBack: secret('CONTACT_CENTER_WRITE_BACK_SECRET'),
 			notification: secret('CONTACT_CENTER_NOTIFICATION_SECRET'),
 		},
+		publicUrl: env.CONTACT_CENTER_PUBLIC_URL || undefined,
 		n8nPort: Number(env.CONTACT_CENTER_N8N_PORT || 5678),
 		simulatorPort: Number(env.CONTACT_CENTER_SIMULATOR_PORT || 5680),
 		owner: {
@@ -96,6 +99,7 @@ async function main() {
 		simulatorPort: cfg.simulatorPort,
 		service: cfg.service,
 		secrets: cfg.secrets,
+		publicUrl: cfg.publicUrl,
 		owner: cfg.owner,
 		log,
 	});

@@ -118,6 +118,7 @@ async function ensureDataTable(instance, table) {
  *   service         {baseUrl, clientId, clientSecret} of the real service, or undefined for the simulator
  *   secrets         {lookup, writeBack, notification} hex secrets, each defaulting to the simulator's
  *   simulatorOptions  passed to startSimulator
+ *   publicUrl       public base URL of n8n's webhooks (WEBHOOK_URL), when the real service must reach them
  *   extraWorkflows  more workflow objects to import (not activated), e.g. test fixtures
  *   owner, log, skipBuild
  * Resolves with {instance, simulator, workflows, webhooks, stop(), summary()}; on failure stops what it started.
@@ -170,6 +171,8 @@ async function startStack(opts) {
 		const instance = await rt.createInstance(runtime, {
 			userFolder,
 			port: opts.n8nPort || undefined,
+			// Where the service reaches the webhooks (a tunnel or reverse proxy in front of n8n).
+			extraEnv: opts.publicUrl ? { WEBHOOK_URL: `${opts.publicUrl.replace(/\/+$/, '')}/` } : {},
 		});
 		stack.instance = instance;
 		log(`installing the package into ${path.join(userFolder, '.n8n', 'nodes')}`);
@@ -232,7 +235,10 @@ async function startStack(opts) {
 						endpoint: w.endpoint,
 						label: ENDPOINT_LABELS[w.endpoint] ?? w.endpoint,
 						workflowId: w.id,
-						url: r.url,
+						url: opts.publicUrl
+							? r.url.replace(instance.baseUrl, opts.publicUrl.replace(/\/+$/, ''))
+							: r.url,
+						localUrl: r.url,
 						method: r.method,
 					})),
 			)
@@ -241,7 +247,7 @@ async function startStack(opts) {
 					Object.keys(ENDPOINT_LABELS).indexOf(a.endpoint) -
 					Object.keys(ENDPOINT_LABELS).indexOf(b.endpoint),
 			);
-		for (const hook of stack.webhooks) await rt.waitForWebhook(hook.url);
+		for (const hook of stack.webhooks) await rt.waitForWebhook(hook.localUrl);
 		stack.summary = () => {
 			const distinct = [...new Set(Object.values(secrets))];
 			return {
