@@ -22,7 +22,12 @@ import {
 	recordRun,
 	touchKey,
 } from './helpers/dedup';
-import { getRawBody, writeJsonResponse, type MinimalResponse, type RawBodyRequest } from './helpers/request';
+import {
+	getRawBody,
+	writeJsonResponse,
+	type MinimalResponse,
+	type RawBodyRequest,
+} from './helpers/request';
 import {
 	decodeSigningSecret,
 	describeSignatureFailure,
@@ -46,7 +51,10 @@ export class ContactCenterTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Contact Center Trigger',
 		name: 'contactCenterTrigger',
-		icon: { light: 'file:../../icons/contactCenter.svg', dark: 'file:../../icons/contactCenter.dark.svg' },
+		icon: {
+			light: 'file:../../icons/contactCenter.svg',
+			dark: 'file:../../icons/contactCenter.dark.svg',
+		},
 		group: ['trigger'],
 		version: 1,
 		subtitle:
@@ -288,13 +296,21 @@ export class ContactCenterTrigger implements INodeType {
 		const res = this.getResponseObject() as unknown as MinimalResponse;
 		const rawBody = await getRawBody(req);
 		if (rawBody === undefined) {
-			throw new NodeOperationError(this.getNode(), 'n8n did not hand the raw request body to the trigger', {
-				description:
-					'The signature can only be checked over the exact body bytes. Make sure nothing in front of n8n (a proxy or a custom body parser) consumes or rewrites the body.',
-			});
+			throw new NodeOperationError(
+				this.getNode(),
+				'n8n did not hand the raw request body to the trigger',
+				{
+					description:
+						'The signature can only be checked over the exact body bytes. Make sure nothing in front of n8n (a proxy or a custom body parser) consumes or rewrites the body.',
+				},
+			);
 		}
 
-		const signature = verifySignature(rawBody, readHeader(req.headers, SIGNATURE_HEADER), secret.key);
+		const signature = verifySignature(
+			rawBody,
+			readHeader(req.headers, SIGNATURE_HEADER),
+			secret.key,
+		);
 		if (!signature.valid) {
 			this.logger.debug(`Contact Center Trigger refused a call: ${signature.reason} signature`);
 			writeJsonResponse(res, 401, { message: describeSignatureFailure(signature.reason) });
@@ -321,7 +337,9 @@ function handleWriteBack(context: IWebhookFunctions, body: IDataObject): IWebhoo
 		? events.includes(type)
 		: events.includes(OTHER_WRITE_BACK_TYPES);
 	if (!selected) {
-		return { webhookResponse: { received: true, ignored: `Write back type "${type}" is not selected` } };
+		return {
+			webhookResponse: { received: true, ignored: `Write back type "${type}" is not selected` },
+		};
 	}
 
 	const key = idempotencyKeyOf(body);
@@ -334,7 +352,13 @@ function handleWriteBack(context: IWebhookFunctions, body: IDataObject): IWebhoo
 			touchKey(store, key, now);
 			return { webhookResponse: { received: true, duplicate: true, idempotencyKey: key } };
 		}
-		recordRun(store, key, timing === 'whenFinished' ? 'pending' : 'done', now, DEFAULT_DEDUP_LIMITS);
+		recordRun(
+			store,
+			key,
+			timing === 'whenFinished' ? 'pending' : 'done',
+			now,
+			DEFAULT_DEDUP_LIMITS,
+		);
 	}
 
 	const simplify = context.getNodeParameter('simplify', false) as boolean;

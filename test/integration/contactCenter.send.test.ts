@@ -1,17 +1,26 @@
 import { sleep } from 'n8n-workflow';
 
-import { describeError, runContactCenter, sendParameters, useSimulator } from './contactCenterFixture';
+import {
+	describeError,
+	runContactCenter,
+	sendParameters,
+	useSimulator,
+} from './contactCenterFixture';
 
 describe('Contact Center: Proactive Message -> Send', () => {
 	const fixture = useSimulator({ settleAfterMs: 0 });
-	const sendsOf = () => fixture.sim.requests.filter((r) => r.method === 'POST' && r.path.startsWith('/proactive-messaging'));
+	const sendsOf = () =>
+		fixture.sim.requests.filter(
+			(r) => r.method === 'POST' && r.path.startsWith('/proactive-messaging'),
+		);
 	beforeEach(() => fixture.sim.resetCounters());
 
 	it('sends an SMS and returns the correlation id with the fields that join it to its row', async () => {
-		const { json, error } = await runContactCenter(fixture.credentials, sendParameters({ contact: '={{ $json.phone }}' }), [
-			{ phone: '+15551230001' },
-			{ phone: '+15551230002' },
-		]);
+		const { json, error } = await runContactCenter(
+			fixture.credentials,
+			sendParameters({ contact: '={{ $json.phone }}' }),
+			[{ phone: '+15551230001' }, { phone: '+15551230002' }],
+		);
 		expect(error).toBeUndefined();
 		expect(json).toHaveLength(2);
 		expect(json[0]).toEqual({
@@ -25,8 +34,18 @@ describe('Contact Center: Proactive Message -> Send', () => {
 		});
 		expect(json[1].contact).toBe('+15551230002');
 		expect(sendsOf().map((r) => r.body)).toEqual([
-			{ medium: 'TWILIO', channel: 'Support SMS', contact: '+15551230001', text: 'Your order has shipped' },
-			{ medium: 'TWILIO', channel: 'Support SMS', contact: '+15551230002', text: 'Your order has shipped' },
+			{
+				medium: 'TWILIO',
+				channel: 'Support SMS',
+				contact: '+15551230001',
+				text: 'Your order has shipped',
+			},
+			{
+				medium: 'TWILIO',
+				channel: 'Support SMS',
+				contact: '+15551230002',
+				text: 'Your order has shipped',
+			},
 		]);
 		expect(sendsOf()[0].headers.authorization).toMatch(/^Bearer /);
 		expect(fixture.sim.counters.sendsAccepted).toBe(2);
@@ -62,12 +81,31 @@ describe('Contact Center: Proactive Message -> Send', () => {
 	it.each([
 		[{ channel: ' ' }, "'Channel' is empty"],
 		[{ contact: '' }, "'Contact' is empty"],
-		[{ contact: '0612345678' }, "'Contact' '0612345678' looks like a phone number without the leading +"],
+		[
+			{ contact: '0612345678' },
+			"'Contact' '0612345678' looks like a phone number without the leading +",
+		],
 		[{ text: '' }, "'Text' is empty"],
 		[{ medium: 'SMS' }, "'Medium' has an unknown value 'SMS'"],
-		[{ metadata: { entry: [{ key: 'a', value: '1' }, { key: 'a', value: '2' }] } }, "'Metadata' has the key 'a' twice"],
 		[
-			{ medium: 'WHATSAPP', messageType: 'template', templateNamespace: 'ns', templateName: 'name]]x', templateLanguage: 'en' },
+			{
+				metadata: {
+					entry: [
+						{ key: 'a', value: '1' },
+						{ key: 'a', value: '2' },
+					],
+				},
+			},
+			"'Metadata' has the key 'a' twice",
+		],
+		[
+			{
+				medium: 'WHATSAPP',
+				messageType: 'template',
+				templateNamespace: 'ns',
+				templateName: 'name]]x',
+				templateLanguage: 'en',
+			},
 			"'Template Name' contains ']]'",
 		],
 	])('refuses %p before sending anything', async (overrides, message) => {
@@ -87,7 +125,11 @@ describe('Contact Center: Proactive Message -> Send', () => {
 		expect(error).toBeUndefined();
 		expect(json).toHaveLength(3);
 		expect(json.map((item) => item.sent)).toEqual([true, false, true]);
-		expect(json[1]).toMatchObject({ error: "'Contact' is empty", medium: 'TWILIO', channel: 'Support SMS' });
+		expect(json[1]).toMatchObject({
+			error: "'Contact' is empty",
+			medium: 'TWILIO',
+			channel: 'Support SMS',
+		});
 		expect(fixture.sim.counters.sendsAccepted).toBe(2);
 	});
 
@@ -102,7 +144,11 @@ describe('Contact Center: Proactive Message -> Send', () => {
 		);
 		expect(error).toBeUndefined();
 		expect(json[0]).toMatchObject({ sent: true, finalStatus: 'DELIVERED' });
-		expect(json[1]).toMatchObject({ sent: true, finalStatus: 'FAILED', failureReason: 'Invalid phone number' });
+		expect(json[1]).toMatchObject({
+			sent: true,
+			finalStatus: 'FAILED',
+			failureReason: 'Invalid phone number',
+		});
 	});
 });
 
@@ -111,7 +157,9 @@ describe('Contact Center: Send at the rate limit', () => {
 	const fixture = useSimulator({ sendRateLimit: { limit: 20, windowMs: 400 } });
 	const atTheLimit = { messagesPerMinute: 3000, rateWindowSeconds: 0.4 };
 	const phones = (prefix: string, count: number) =>
-		Array.from({ length: count }, (_, i) => ({ phone: `+1555${prefix}${String(i).padStart(4, '0')}` }));
+		Array.from({ length: count }, (_, i) => ({
+			phone: `+1555${prefix}${String(i).padStart(4, '0')}`,
+		}));
 	beforeEach(async () => {
 		await sleep(450); // let the previous test's sends leave the window
 		fixture.sim.resetCounters();
@@ -131,8 +179,16 @@ describe('Contact Center: Send at the rate limit', () => {
 
 	it('when two executions share the limit, retries the refused messages and loses none', async () => {
 		const [first, second] = await Promise.all([
-			runContactCenter(fixture.credentials, sendParameters({ contact: '={{ $json.phone }}', options: atTheLimit }), phones('124', 25)),
-			runContactCenter(fixture.credentials, sendParameters({ contact: '={{ $json.phone }}', options: atTheLimit }), phones('125', 25)),
+			runContactCenter(
+				fixture.credentials,
+				sendParameters({ contact: '={{ $json.phone }}', options: atTheLimit }),
+				phones('124', 25),
+			),
+			runContactCenter(
+				fixture.credentials,
+				sendParameters({ contact: '={{ $json.phone }}', options: atTheLimit }),
+				phones('125', 25),
+			),
 		]);
 		const json = [...first.json, ...second.json];
 		expect([first.error, second.error]).toEqual([undefined, undefined]);
@@ -164,7 +220,10 @@ describe('Contact Center: Send at the rate limit', () => {
 });
 
 describe('Contact Center: Send when the limit cannot be met', () => {
-	const fixture = useSimulator({ sendRateLimit: { limit: 1, windowMs: 600_000 }, rateLimitResponse: 'errors400' });
+	const fixture = useSimulator({
+		sendRateLimit: { limit: 1, windowMs: 600_000 },
+		rateLimitResponse: 'errors400',
+	});
 
 	it('gives up after the documented retries and says plainly that the message was not sent', async () => {
 		const { json, error } = await runContactCenter(
@@ -178,7 +237,7 @@ describe('Contact Center: Send when the limit cannot be met', () => {
 		expect(json[0].sent).toBe(true);
 		expect(json[1]).toMatchObject({ sent: false, contact: '+15551260002' });
 		expect(json[1].error).toBe(
-			"The service's send rate limit was reached (tried 7 times): \"Rate limit exceeded: at most 1 messages per 600000 ms per organization\"",
+			'The service\'s send rate limit was reached (tried 7 times): "Rate limit exceeded: at most 1 messages per 600000 ms per organization"',
 		);
 		expect(json[1].errorDescription).toContain('The message was not sent.');
 		expect(fixture.sim.counters.sendsRefusedRateLimit).toBe(7);

@@ -1,22 +1,47 @@
-import { describeError, runContactCenter, sendParameters, useSimulator } from './contactCenterFixture';
+import {
+	describeError,
+	runContactCenter,
+	sendParameters,
+	useSimulator,
+} from './contactCenterFixture';
 
 describe('Contact Center: Get Status and Get Failed', () => {
 	const fixture = useSimulator({ totalAsString: true });
 
 	async function send(phones: string[]) {
-		const { json } = await runContactCenter(fixture.credentials, sendParameters({ contact: '={{ $json.phone }}' }), phones.map((phone) => ({ phone })));
+		const { json } = await runContactCenter(
+			fixture.credentials,
+			sendParameters({ contact: '={{ $json.phone }}' }),
+			phones.map((phone) => ({ phone })),
+		);
 		return json.map((item) => String(item.correlationId));
 	}
 
 	it('reads the per-status counts with total as a number, even though the service sends a string', async () => {
 		const [processing] = await send(['+15551234567']);
-		const before = await runContactCenter(fixture.credentials, { resource: 'proactiveMessage', operation: 'getStatus', correlationId: processing });
+		const before = await runContactCenter(fixture.credentials, {
+			resource: 'proactiveMessage',
+			operation: 'getStatus',
+			correlationId: processing,
+		});
 		expect(before.error).toBeUndefined();
 		expect(before.json).toEqual([
-			{ correlationId: processing, total: 1, PROCESSING: 1, FAILED: 0, SENT: 0, DELIVERED: 0, DELIVERING_FAILED: 0 },
+			{
+				correlationId: processing,
+				total: 1,
+				PROCESSING: 1,
+				FAILED: 0,
+				SENT: 0,
+				DELIVERED: 0,
+				DELIVERING_FAILED: 0,
+			},
 		]);
 		fixture.sim.settleMessages();
-		const after = await runContactCenter(fixture.credentials, { resource: 'proactiveMessage', operation: 'getStatus', correlationId: '={{ $json.id }}' }, [{ id: processing }]);
+		const after = await runContactCenter(
+			fixture.credentials,
+			{ resource: 'proactiveMessage', operation: 'getStatus', correlationId: '={{ $json.id }}' },
+			[{ id: processing }],
+		);
 		expect(after.json[0]).toMatchObject({ total: 1, PROCESSING: 0, DELIVERED: 1 });
 		expect(after.items[0].pairedItem).toEqual({ item: 0 });
 	});
@@ -30,15 +55,28 @@ describe('Contact Center: Get Status and Get Failed', () => {
 			ids.map((id) => ({ id })),
 		);
 		expect(error).toBeUndefined();
-		expect(json).toEqual([{ correlationId: ids[0], status: 'FAILED', contact: '+15550000000', reason: 'Invalid phone number' }]);
+		expect(json).toEqual([
+			{
+				correlationId: ids[0],
+				status: 'FAILED',
+				contact: '+15550000000',
+				reason: 'Invalid phone number',
+			},
+		]);
 		expect(items[0].pairedItem).toEqual({ item: 0 });
 	});
 
 	it("quotes the service's words for an unknown correlation id and says what to use instead", async () => {
-		const { error } = await runContactCenter(fixture.credentials, { resource: 'proactiveMessage', operation: 'getStatus', correlationId: 'no-such-id' });
+		const { error } = await runContactCenter(fixture.credentials, {
+			resource: 'proactiveMessage',
+			operation: 'getStatus',
+			correlationId: 'no-such-id',
+		});
 		const { message, description } = describeError(error);
 		expect(error?.constructor.name).toBe('NodeApiError');
-		expect(message).toBe(`The service found nothing for correlation ID 'no-such-id': "No proactive messages found for correlationId no-such-id"`);
+		expect(message).toBe(
+			`The service found nothing for correlation ID 'no-such-id': "No proactive messages found for correlationId no-such-id"`,
+		);
 		expect(description).toContain('Use the correlationId that Send returned');
 	});
 
@@ -53,7 +91,10 @@ describe('Contact Center: Get Status and Get Failed', () => {
 		expect(error).toBeUndefined();
 		expect(json).toHaveLength(3);
 		expect(json[0]).toMatchObject({ correlationId: id, total: 1 });
-		expect(json[1]).toMatchObject({ correlationId: 'unknown', error: expect.stringContaining("found nothing for correlation ID 'unknown'") });
+		expect(json[1]).toMatchObject({
+			correlationId: 'unknown',
+			error: expect.stringContaining("found nothing for correlation ID 'unknown'"),
+		});
 		expect(json[2]).toMatchObject({ error: "'Correlation ID' is empty" });
 	});
 });
@@ -64,7 +105,11 @@ describe('Contact Center: credentials', () => {
 	it('reports a wrong client secret as a credential problem that names what to check', async () => {
 		const { createCredentialStore } = await import('../harness');
 		const wrong = createCredentialStore({
-			contactCenterOAuth2Api: { baseUrl: fixture.sim.url, clientId: 'sim-client-id', clientSecret: 'wrong' },
+			contactCenterOAuth2Api: {
+				baseUrl: fixture.sim.url,
+				clientId: 'sim-client-id',
+				clientSecret: 'wrong',
+			},
 		});
 		const { error } = await runContactCenter(wrong, sendParameters());
 		const { message, description } = describeError(error);
@@ -76,9 +121,17 @@ describe('Contact Center: credentials', () => {
 	it('reports an unreachable base URL', async () => {
 		const { createCredentialStore } = await import('../harness');
 		const unreachable = createCredentialStore({
-			contactCenterOAuth2Api: { baseUrl: 'http://127.0.0.1:9', clientId: 'sim-client-id', clientSecret: 'sim-client-secret' },
+			contactCenterOAuth2Api: {
+				baseUrl: 'http://127.0.0.1:9',
+				clientId: 'sim-client-id',
+				clientSecret: 'sim-client-secret',
+			},
 		});
-		const { error } = await runContactCenter(unreachable, { resource: 'metric', operation: 'get', metric: 'agentAvailability' });
+		const { error } = await runContactCenter(unreachable, {
+			resource: 'metric',
+			operation: 'get',
+			metric: 'agentAvailability',
+		});
 		expect(describeError(error).message).toMatch(/credentials|reached|refused/);
 		expect(describeError(error).description).toMatch(/Base URL/);
 	});

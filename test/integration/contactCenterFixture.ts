@@ -53,6 +53,9 @@ export const sendParameters = (overrides: INodeParameters = {}): INodeParameters
 
 /** Error messages and descriptions as n8n shows them. */
 export function describeError(error: unknown): { message: string; description: string } {
-	const { message, description } = (error ?? {}) as { message?: string; description?: string | null };
+	const { message, description } = (error ?? {}) as {
+		message?: string;
+		description?: string | null;
+	};
 	return { message: message ?? '', description: description ?? '' };
 }

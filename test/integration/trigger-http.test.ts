@@ -56,7 +56,9 @@ function send(res: ServerResponse, status: number, body?: unknown) {
 		res.writeHead(status).end();
 		return;
 	}
-	res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
+	res
+		.writeHead(status, { 'content-type': 'application/json; charset=utf-8' })
+		.end(JSON.stringify(body));
 }
 
 async function readRaw(req: IncomingMessage): Promise<Buffer> {
@@ -67,7 +69,8 @@ async function readRaw(req: IncomingMessage): Promise<Buffer> {
 
 async function serve(routes: Map<string, Route>, req: IncomingMessage, res: ServerResponse) {
 	const route = routes.get(req.url ?? '');
-	if (route === undefined || req.method !== 'POST') return send(res, 404, { message: 'unknown webhook' });
+	if (route === undefined || req.method !== 'POST')
+		return send(res, 404, { message: 'unknown webhook' });
 	const rawBody = await readRaw(req);
 	const result = await runWebhook({
 		nodeType: new ContactCenterTrigger(),
@@ -81,7 +84,8 @@ async function serve(routes: Map<string, Route>, req: IncomingMessage, res: Serv
 			body: {},
 		},
 	});
-	if (result.responseStatus !== undefined) return send(res, result.responseStatus, result.responseBody);
+	if (result.responseStatus !== undefined)
+		return send(res, result.responseStatus, result.responseBody);
 	const { responseMode, responseCode } = settingsOf(route.parameters);
 	if (result.workflowData === undefined) return send(res, responseCode, result.webhookResponse);
 
@@ -162,8 +166,16 @@ function addRoute(webhookId: string, parameters: INodeParameters, downstream: Do
 
 const paths = {
 	lookup: addRoute('lookup-id', { endpoint: 'lookup' }, lookupWorkflow),
-	writeBack: addRoute('wb-id', { endpoint: 'writeBack', events: ['CONVERSATION_RESOLVED'] }, recordingWorkflow),
-	writeBackFinish: addRoute('wbf-id', { endpoint: 'writeBack', responseTiming: 'whenFinished' }, crmWriteWorkflow),
+	writeBack: addRoute(
+		'wb-id',
+		{ endpoint: 'writeBack', events: ['CONVERSATION_RESOLVED'] },
+		recordingWorkflow,
+	),
+	writeBackFinish: addRoute(
+		'wbf-id',
+		{ endpoint: 'writeBack', responseTiming: 'whenFinished' },
+		crmWriteWorkflow,
+	),
 	notification: addRoute('notify-id', { endpoint: 'notification' }, recordingWorkflow),
 };
 const runsOf = (path: string) => routes.get(path)?.runs ?? [];
@@ -184,7 +196,10 @@ interface Delivery {
 }
 
 /** Posts like the service: the exact JSON bytes, signed over those bytes. */
-async function deliver(path: string, { body, signature, secret = DEFAULT_SIGNING_SECRET }: Delivery) {
+async function deliver(
+	path: string,
+	{ body, signature, secret = DEFAULT_SIGNING_SECRET }: Delivery,
+) {
 	const raw = Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
 	const headers: Record<string, string | string[]> = {
 		'content-type': 'application/json',
@@ -228,8 +243,18 @@ describe('Contact Center Trigger over HTTP (undici -> node:http -> webhook())', 
 	describe('refused calls start no run', () => {
 		const cases: Array<[string, Delivery, number, RegExp]> = [
 			['no signature', { body: { email: 'zoe@example.com' }, signature: null }, 401, /missing/],
-			['a wrong signature', { body: { email: 'zoe@example.com' }, signature: 'f'.repeat(64) }, 401, /does not match/],
-			['another secret', { body: { email: 'zoe@example.com' }, secret: 'aa'.repeat(32) }, 401, /does not match/],
+			[
+				'a wrong signature',
+				{ body: { email: 'zoe@example.com' }, signature: 'f'.repeat(64) },
+				401,
+				/does not match/,
+			],
+			[
+				'another secret',
+				{ body: { email: 'zoe@example.com' }, secret: 'aa'.repeat(32) },
+				401,
+				/does not match/,
+			],
 			['unsigned non-JSON', { body: '{oops', signature: null }, 401, /missing/],
 			['signed non-JSON', { body: '{oops' }, 400, /not valid JSON/],
 		];
@@ -264,7 +289,12 @@ describe('Contact Center Trigger over HTTP (undici -> node:http -> webhook())', 
 
 	it('answers an unselected write back type 200 and runs nothing', async () => {
 		const before = runsOf(paths.writeBack).length;
-		const event = { type: 'CONVERSATION_SET_TO_PENDING', version: 1, idempotencyKey: 'http-2', data: {} };
+		const event = {
+			type: 'CONVERSATION_SET_TO_PENDING',
+			version: 1,
+			idempotencyKey: 'http-2',
+			data: {},
+		};
 		const response = await deliver(paths.writeBack, { body: event });
 		expect(response.status).toBe(200);
 		expect(runsOf(paths.writeBack)).toHaveLength(before);
@@ -281,7 +311,12 @@ describe('Contact Center Trigger over HTTP (undici -> node:http -> webhook())', 
 	});
 
 	it('answers a notification 204 with an empty body and passes it on', async () => {
-		const event = { timestamp: '2024-01-01T10:00:00.123Z', version: 1, eventType: 'DATA_IMPORT_ERROR', messages: ['x'] };
+		const event = {
+			timestamp: '2024-01-01T10:00:00.123Z',
+			version: 1,
+			eventType: 'DATA_IMPORT_ERROR',
+			messages: ['x'],
+		};
 		const response = await deliver(paths.notification, { body: event });
 		expect(response.status).toBe(204);
 		expect(response.text).toBe('');

@@ -68,7 +68,10 @@ describe('Respond to Lookup', () => {
 
 	it('keeps an empty value as empty text when "Send Empty Values as Null" is off', async () => {
 		const result = await respond(
-			{ emptyAsNull: false, attributes: { attribute: [{ alias: 'phone', value: '={{ $json.phone }}' }] } },
+			{
+				emptyAsNull: false,
+				attributes: { attribute: [{ alias: 'phone', value: '={{ $json.phone }}' }] },
+			},
 			[customer],
 		);
 		expect(result.sentResponses[0]).toMatchObject({ body: { attributes: { phone: '' } } });
@@ -103,7 +106,8 @@ describe('Respond to Lookup', () => {
 			{
 				attributesInput: 'json',
 				autoConfirm: true,
-				attributesJson: '={{ { "email": $json.email, "visits": $json.visits, "vip": true, "phone": null } }}',
+				attributesJson:
+					'={{ { "email": $json.email, "visits": $json.visits, "vip": true, "phone": null } }}',
 			},
 			[customer],
 		);
@@ -134,7 +138,9 @@ describe('Respond to Lookup', () => {
 			items,
 		);
 		expect(result.sentResponses).toHaveLength(1);
-		expect(result.sentResponses[0]).toMatchObject({ body: { attributes: { email: 'ana@example.com' } } });
+		expect(result.sentResponses[0]).toMatchObject({
+			body: { attributes: { email: 'ana@example.com' } },
+		});
 		expect(result.output).toEqual([
 			[
 				{ json: items[0], pairedItem: { item: 0 } },
@@ -152,11 +158,16 @@ describe('Respond to Lookup', () => {
 		expect(result.error?.message).toBe(
 			"The value of attribute 'address' is an object; the service accepts only text or null",
 		);
-		expect(result.error).toMatchObject({ name: 'NodeOperationError', description: expect.stringContaining('alias') });
+		expect(result.error).toMatchObject({
+			name: 'NodeOperationError',
+			description: expect.stringContaining('alias'),
+		});
 	});
 
 	it('refuses invalid JSON with a message that says how to fix it', async () => {
-		const result = await respond({ attributesInput: 'json', attributesJson: '{ email: ' }, [customer]);
+		const result = await respond({ attributesInput: 'json', attributesJson: '{ email: ' }, [
+			customer,
+		]);
 		expect(result.sentResponses).toEqual([]);
 		expect(result.error?.message).toMatch(/^'Attributes \(JSON\)' is not valid JSON/);
 	});
@@ -167,18 +178,26 @@ describe('Respond to Lookup', () => {
 	});
 
 	it('refuses a pair without alias', async () => {
-		const result = await respond({ attributes: { attribute: [{ alias: ' ', value: 'x' }] } }, [customer]);
+		const result = await respond({ attributes: { attribute: [{ alias: ' ', value: 'x' }] } }, [
+			customer,
+		]);
 		expect(result.error?.message).toBe('An attribute has an empty alias');
 	});
 
 	it('refuses an expression that returns neither "found" nor "notFound"', async () => {
 		const result = await respond({ respondWith: '={{ $json.email ? "yes" : "no" }}' }, [customer]);
 		expect(result.sentResponses).toEqual([]);
-		expect(result.error?.message).toBe(`'Respond With' is "yes", which is neither "found" nor "notFound"`);
+		expect(result.error?.message).toBe(
+			`'Respond With' is "yes", which is neither "found" nor "notFound"`,
+		);
 	});
 
 	it('with Continue On Fail, outputs the error and sends nothing (the trigger then answers its fallback)', async () => {
-		const result = await respond({ attributesInput: 'json', attributesJson: '[1]' }, [customer], true);
+		const result = await respond(
+			{ attributesInput: 'json', attributesJson: '[1]' },
+			[customer],
+			true,
+		);
 		expect(result.error).toBeUndefined();
 		expect(result.sentResponses).toEqual([]);
 		expect(result.output).toEqual([

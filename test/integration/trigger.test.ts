@@ -113,9 +113,21 @@ function expectRejected(result: RunWebhookResult, status: number, message: strin
 describe('Contact Center Trigger: how n8n serves each endpoint', () => {
 	it.each([
 		['lookup', {}, 'lookup', 'responseNode', 404],
-		['lookup, 500 when no response', { ifNoResponse: 'serverError' }, 'lookup', 'responseNode', 500],
+		[
+			'lookup, 500 when no response',
+			{ ifNoResponse: 'serverError' },
+			'lookup',
+			'responseNode',
+			500,
+		],
 		['write back, immediately', {}, 'write-back', 'onReceived', 200],
-		['write back, when finished', { responseTiming: 'whenFinished' }, 'write-back', 'lastNode', 200],
+		[
+			'write back, when finished',
+			{ responseTiming: 'whenFinished' },
+			'write-back',
+			'lastNode',
+			200,
+		],
 		['notification', {}, 'notification', 'onReceived', 204],
 	])('%s', (_label, extra, path, responseMode, responseCode) => {
 		const endpoint = path === 'write-back' ? 'writeBack' : path;
@@ -157,7 +169,11 @@ describe('Contact Center Trigger: signature check on every endpoint', () => {
 
 		it('accepts the signature in uppercase hex', async () => {
 			const raw = Buffer.from(JSON.stringify(body));
-			const result = await call({ parameters, body: raw, signature: signBody(DEFAULT_SIGNING_SECRET, raw).toUpperCase() });
+			const result = await call({
+				parameters,
+				body: raw,
+				signature: signBody(DEFAULT_SIGNING_SECRET, raw).toUpperCase(),
+			});
 			expect(result.workflowData).toEqual([[{ json: body }]]);
 		});
 
@@ -166,17 +182,29 @@ describe('Contact Center Trigger: signature check on every endpoint', () => {
 		});
 
 		it('answers 401 and runs nothing for a wrong signature', async () => {
-			expectRejected(await call({ parameters, body, signature: 'ab'.repeat(32) }), 401, /does not match/);
+			expectRejected(
+				await call({ parameters, body, signature: 'ab'.repeat(32) }),
+				401,
+				/does not match/,
+			);
 		});
 
 		it('answers 401 for a malformed signature', async () => {
-			expectRejected(await call({ parameters, body, signature: 'not-a-signature' }), 401, /not a 64-digit/);
+			expectRejected(
+				await call({ parameters, body, signature: 'not-a-signature' }),
+				401,
+				/not a 64-digit/,
+			);
 		});
 
 		it('answers 401 for a repeated signature header', async () => {
 			const raw = Buffer.from(JSON.stringify(body));
 			const good = signBody(DEFAULT_SIGNING_SECRET, raw);
-			expectRejected(await call({ parameters, body: raw, signature: [good, good] }), 401, /more than once/);
+			expectRejected(
+				await call({ parameters, body: raw, signature: [good, good] }),
+				401,
+				/more than once/,
+			);
 		});
 
 		it('answers 401 when the body was changed after signing', async () => {
@@ -193,7 +221,11 @@ describe('Contact Center Trigger: signature check on every endpoint', () => {
 		});
 
 		it('checks the signature before parsing: unsigned non-JSON gets 401, not 400', async () => {
-			expectRejected(await call({ parameters, body: '{not json', signature: null }), 401, /missing/);
+			expectRejected(
+				await call({ parameters, body: '{not json', signature: null }),
+				401,
+				/missing/,
+			);
 		});
 
 		it('answers 400 and runs nothing for a correctly signed body that is not JSON', async () => {
@@ -213,19 +245,26 @@ describe('Contact Center Trigger: signature check on every endpoint', () => {
 		['odd length', DEFAULT_SIGNING_SECRET.slice(1), /odd number of hex digits/],
 		['not hex', `${DEFAULT_SIGNING_SECRET.slice(0, -2)}zz`, /other than 0-9 and a-f/],
 		['empty', '  ', /empty/],
-	])('fails with an error naming the credential when the secret is %s', async (_label, secret, detail) => {
-		const attempt = call({
-			parameters: { endpoint: 'lookup' },
-			body: lookupBody,
-			credentialStore: credentialsWith(secret),
-		});
-		await expect(attempt).rejects.toThrow(/"Contact Center Signing Secret API" credential cannot be used/);
-		await expect(attempt).rejects.toThrow(detail);
-		await expect(attempt).rejects.toMatchObject({
-			name: 'NodeOperationError',
-			description: expect.stringContaining('paste the secret key exactly as the service shows it'),
-		});
-	});
+	])(
+		'fails with an error naming the credential when the secret is %s',
+		async (_label, secret, detail) => {
+			const attempt = call({
+				parameters: { endpoint: 'lookup' },
+				body: lookupBody,
+				credentialStore: credentialsWith(secret),
+			});
+			await expect(attempt).rejects.toThrow(
+				/"Contact Center Signing Secret API" credential cannot be used/,
+			);
+			await expect(attempt).rejects.toThrow(detail);
+			await expect(attempt).rejects.toMatchObject({
+				name: 'NodeOperationError',
+				description: expect.stringContaining(
+					'paste the secret key exactly as the service shows it',
+				),
+			});
+		},
+	);
 
 	it('reads a secret pasted in uppercase or with a trailing line break', async () => {
 		const result = await call({
@@ -280,14 +319,22 @@ describe('Contact Center Trigger: write back events', () => {
 	});
 
 	it('passes unknown types and versions on as sent', async () => {
-		const body = { type: 'CONTACT_MERGED', version: 7, idempotencyKey: 'k-u', data: { anything: [1, 2] } };
+		const body = {
+			type: 'CONTACT_MERGED',
+			version: 7,
+			idempotencyKey: 'k-u',
+			data: { anything: [1, 2] },
+		};
 		const result = await call({ parameters: { endpoint: 'writeBack' }, body });
 		expect(result.workflowData).toEqual([[{ json: body }]]);
 	});
 
 	it('answers 2xx and runs nothing for unknown types when "Any Other Type" is not selected', async () => {
 		const result = await call({
-			parameters: { endpoint: 'writeBack', events: ['CONVERSATION_RESOLVED', 'CONVERSATION_SET_TO_PENDING'] },
+			parameters: {
+				endpoint: 'writeBack',
+				events: ['CONVERSATION_RESOLVED', 'CONVERSATION_SET_TO_PENDING'],
+			},
 			body: { type: 'CONTACT_MERGED', version: 1, idempotencyKey: 'k-u2', data: {} },
 		});
 		expectNoRun(result);
@@ -301,7 +348,10 @@ describe('Contact Center Trigger: write back events', () => {
 	});
 
 	it('flattens the conversation into one CRM row with Simplify', async () => {
-		const result = await call({ parameters: { endpoint: 'writeBack', simplify: true }, body: writeBack() });
+		const result = await call({
+			parameters: { endpoint: 'writeBack', simplify: true },
+			body: writeBack(),
+		});
 		expect(result.workflowData?.[0]).toHaveLength(1);
 		expect(result.workflowData?.[0][0].json).toMatchObject({
 			idempotencyKey: 'idem-1',
@@ -319,7 +369,8 @@ describe('Contact Center Trigger: write back events', () => {
 
 describe('Contact Center Trigger: deduplication by idempotency key', () => {
 	/** n8n saves static data as JSON and loads it fresh for the next request. */
-	const persisted = (staticData: IDataObject) => JSON.parse(JSON.stringify(staticData)) as IDataObject;
+	const persisted = (staticData: IDataObject) =>
+		JSON.parse(JSON.stringify(staticData)) as IDataObject;
 
 	it('runs a delivery once: a redelivery of an accepted key is answered 2xx and runs nothing', async () => {
 		let staticData: IDataObject = {};
@@ -331,9 +382,17 @@ describe('Contact Center Trigger: deduplication by idempotency key', () => {
 		const again = await call({ parameters, body: writeBack(), staticData });
 		expectNoRun(again);
 		expect(again.responseStatus).toBeUndefined();
-		expect(again.webhookResponse).toEqual({ received: true, duplicate: true, idempotencyKey: 'idem-1' });
+		expect(again.webhookResponse).toEqual({
+			received: true,
+			duplicate: true,
+			idempotencyKey: 'idem-1',
+		});
 
-		const other = await call({ parameters, body: writeBack({ idempotencyKey: 'idem-2' }), staticData });
+		const other = await call({
+			parameters,
+			body: writeBack({ idempotencyKey: 'idem-2' }),
+			staticData,
+		});
 		expect(other.workflowData).toHaveLength(1);
 	});
 
@@ -394,10 +453,22 @@ describe('Contact Center Trigger: deduplication by idempotency key', () => {
 
 	it('"immediately" accepts a key left pending by a failed run and then skips it', async () => {
 		const staticData: IDataObject = {};
-		await call({ parameters: { endpoint: 'writeBack', responseTiming: 'whenFinished' }, body: writeBack(), staticData });
-		const now = await call({ parameters: { endpoint: 'writeBack' }, body: writeBack(), staticData });
+		await call({
+			parameters: { endpoint: 'writeBack', responseTiming: 'whenFinished' },
+			body: writeBack(),
+			staticData,
+		});
+		const now = await call({
+			parameters: { endpoint: 'writeBack' },
+			body: writeBack(),
+			staticData,
+		});
 		expect(now.workflowData).toHaveLength(1);
-		const after = await call({ parameters: { endpoint: 'writeBack' }, body: writeBack(), staticData });
+		const after = await call({
+			parameters: { endpoint: 'writeBack' },
+			body: writeBack(),
+			staticData,
+		});
 		expectNoRun(after);
 	});
 
@@ -429,7 +500,12 @@ describe('Contact Center Trigger: notification', () => {
 	});
 
 	it('passes unknown event types and versions on as sent', async () => {
-		const body = { timestamp: '2030-01-01T00:00:00.000Z', version: 9, eventType: 'SOMETHING_NEW', messages: [] };
+		const body = {
+			timestamp: '2030-01-01T00:00:00.000Z',
+			version: 9,
+			eventType: 'SOMETHING_NEW',
+			messages: [],
+		};
 		const result = await call({ parameters: { endpoint: 'notification' }, body });
 		expect(result.workflowData).toEqual([[{ json: body }]]);
 	});
@@ -438,7 +514,12 @@ describe('Contact Center Trigger: notification', () => {
 describe('Contact Center Trigger: credential test', () => {
 	const test = new ContactCenterTrigger().methods.credentialTest.contactCenterSigningSecretTest;
 	const run = async (secret: unknown) =>
-		await test.call({} as never, { id: '1', name: 'c', type: CREDENTIAL, data: { secret } as never });
+		await test.call({} as never, {
+			id: '1',
+			name: 'c',
+			type: CREDENTIAL,
+			data: { secret } as never,
+		});
 
 	it('accepts a hex secret', async () => {
 		await expect(run(DEFAULT_SIGNING_SECRET)).resolves.toMatchObject({ status: 'OK' });

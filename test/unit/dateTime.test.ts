@@ -13,7 +13,9 @@ describe('toInstant', () => {
 			epochMs: Date.parse('2026-11-20T08:00:00Z'),
 			iso: '2026-11-20T08:00:00Z',
 		});
-		expect(instant('2026-11-20T08:00:00-0500', 'UTC').epochMs).toBe(Date.parse('2026-11-20T13:00:00Z'));
+		expect(instant('2026-11-20T08:00:00-0500', 'UTC').epochMs).toBe(
+			Date.parse('2026-11-20T13:00:00Z'),
+		);
 	});
 
 	it('reads a wall clock without offset in the given zone, across daylight saving', () => {
@@ -26,13 +28,21 @@ describe('toInstant', () => {
 
 	it('accepts a Date and a Luxon-like DateTime', () => {
 		const date = new Date('2026-11-20T08:00:00Z');
-		expect(toInstant(date, 'UTC')).toEqual({ epochMs: date.getTime(), iso: '2026-11-20T08:00:00+00:00' });
-		expect(instant({ toISO: () => '2026-11-20T09:00:00.000+01:00' }, 'UTC').epochMs).toBe(date.getTime());
+		expect(toInstant(date, 'UTC')).toEqual({
+			epochMs: date.getTime(),
+			iso: '2026-11-20T08:00:00+00:00',
+		});
+		expect(instant({ toISO: () => '2026-11-20T09:00:00.000+01:00' }, 'UTC').epochMs).toBe(
+			date.getTime(),
+		);
 	});
 
-	it.each(['', 'tomorrow', '2026-02-30T10:00:00', '2026-11-20T25:00:00', '20261120'])('says why %p is not a date-time', (value) => {
-		expect(toInstant(value, 'UTC')).toHaveProperty('invalid');
-	});
+	it.each(['', 'tomorrow', '2026-02-30T10:00:00', '2026-11-20T25:00:00', '20261120'])(
+		'says why %p is not a date-time',
+		(value) => {
+			expect(toInstant(value, 'UTC')).toHaveProperty('invalid');
+		},
+	);
 });
 
 describe('time zones', () => {
@@ -42,6 +52,8 @@ describe('time zones', () => {
 	});
 
 	it('formats with half-hour offsets', () => {
-		expect(formatInTimeZone(Date.parse('2026-11-20T08:00:00Z'), 'Asia/Kolkata')).toBe('2026-11-20T13:30:00+05:30');
+		expect(formatInTimeZone(Date.parse('2026-11-20T08:00:00Z'), 'Asia/Kolkata')).toBe(
+			'2026-11-20T13:30:00+05:30',
+		);
 	});
 });

@@ -42,27 +42,56 @@ describe('buildMetricQuery', () => {
 
 	it('matches the parameter matrix of spec 4.5', () => {
 		const matrix = Object.fromEntries(
-			METRIC_KEYS.map((metric) => [METRICS[metric].path.split('/').pop(), METRICS[metric].parameters]),
+			METRIC_KEYS.map((metric) => [
+				METRICS[metric].path.split('/').pop(),
+				METRICS[metric].parameters,
+			]),
 		);
-		expect(matrix['inbound-message-volume']).toEqual({ from: 'required', to: 'optional', mediumId: 'optional', channelId: 'optional', groupByInterval: 'optional', timezone: 'optional' });
+		expect(matrix['inbound-message-volume']).toEqual({
+			from: 'required',
+			to: 'optional',
+			mediumId: 'optional',
+			channelId: 'optional',
+			groupByInterval: 'optional',
+			timezone: 'optional',
+		});
 		expect(matrix['outbound-message-volume']).toEqual(matrix['inbound-message-volume']);
-		expect(matrix['first-response-time']).toEqual({ from: 'required', to: 'optional', mediumId: 'optional', channelId: 'optional' });
-		expect(matrix['resolved-with-one-reply']).toEqual({ from: 'optional', to: 'optional', mediumId: 'optional', channelId: 'optional' });
+		expect(matrix['first-response-time']).toEqual({
+			from: 'required',
+			to: 'optional',
+			mediumId: 'optional',
+			channelId: 'optional',
+		});
+		expect(matrix['resolved-with-one-reply']).toEqual({
+			from: 'optional',
+			to: 'optional',
+			mediumId: 'optional',
+			channelId: 'optional',
+		});
 		expect(matrix['handle-time']).toEqual(matrix['first-response-time']);
-		expect(matrix['agent-availability']).toEqual({ channelId: 'optional', userPresenceStatus: 'optional' });
-		expect(matrix['contacts-waiting']).toEqual({ mediumId: 'optional', channelId: 'optional', status: 'required' });
+		expect(matrix['agent-availability']).toEqual({
+			channelId: 'optional',
+			userPresenceStatus: 'optional',
+		});
+		expect(matrix['contacts-waiting']).toEqual({
+			mediumId: 'optional',
+			channelId: 'optional',
+			status: 'required',
+		});
 		expect(matrix['longest-wait-time']).toEqual(matrix['contacts-waiting']);
 	});
 
-	it.each(['inboundMessageVolume', 'outboundMessageVolume', 'firstResponseTime', 'handleTime'] as const)(
-		'%s requires From',
-		(metric) => {
-			const error = refusal(metric, { from: '' });
-			expect(error.parameter).toBe('from');
-			expect(error.message).toBe(`'From' is required for ${METRICS[metric].name}`);
-			expect(error.fix).toContain('14 days');
-		},
-	);
+	it.each([
+		'inboundMessageVolume',
+		'outboundMessageVolume',
+		'firstResponseTime',
+		'handleTime',
+	] as const)('%s requires From', (metric) => {
+		const error = refusal(metric, { from: '' });
+		expect(error.parameter).toBe('from');
+		expect(error.message).toBe(`'From' is required for ${METRICS[metric].name}`);
+		expect(error.fix).toContain('14 days');
+	});
 
 	it('lets resolved-with-one-reply go without From (the service then uses the last 5 days)', () => {
 		expect(buildMetricQuery('resolvedWithOneReply', {}, options).qs).toEqual({});
@@ -72,7 +101,9 @@ describe('buildMetricQuery', () => {
 		const error = refusal('handleTime', { from: hoursAgo(14 * 24 + 1) });
 		expect(error.parameter).toBe('from');
 		expect(error.message).toContain('more than 14 days in the past');
-		expect(buildMetricQuery('handleTime', { from: hoursAgo(14 * 24 - 1) }, options).qs.from).toBeDefined();
+		expect(
+			buildMetricQuery('handleTime', { from: hoursAgo(14 * 24 - 1) }, options).qs.from,
+		).toBeDefined();
 	});
 
 	it('refuses To that is not after From', () => {
@@ -83,37 +114,70 @@ describe('buildMetricQuery', () => {
 
 	it('refuses a malformed date with the field name', () => {
 		const error = refusal('inboundMessageVolume', { from: 'yesterday' });
-		expect(error.message).toBe("'From' is not a valid date and time: 'yesterday' is not an ISO-8601 date-time");
+		expect(error.message).toBe(
+			"'From' is not a valid date and time: 'yesterday' is not an ISO-8601 date-time",
+		);
 	});
 
 	it('allows at most 60 intervals: a minute range of 1 hour passes, 61 minutes do not', () => {
 		const oneHour = { from: hoursAgo(2), to: hoursAgo(1), groupByInterval: 'minute' };
-		expect(buildMetricQuery('inboundMessageVolume', oneHour, options).qs.groupByInterval).toBe('minute');
-		const error = refusal('inboundMessageVolume', { ...oneHour, to: new Date(now - 3_600_000 + 60_000).toISOString() });
+		expect(buildMetricQuery('inboundMessageVolume', oneHour, options).qs.groupByInterval).toBe(
+			'minute',
+		);
+		const error = refusal('inboundMessageVolume', {
+			...oneHour,
+			to: new Date(now - 3_600_000 + 60_000).toISOString(),
+		});
 		expect(error.parameter).toBe('groupByInterval');
 		expect(error.message).toContain('61 minute intervals');
 		expect(error.fix).toContain('at most 1 hour');
 	});
 
 	it('counts intervals up to now when To is empty', () => {
-		expect(() => buildMetricQuery('outboundMessageVolume', { from: hoursAgo(61), groupByInterval: 'hour' }, options)).toThrow(
-			"spans 61 hour intervals",
-		);
-		expect(buildMetricQuery('outboundMessageVolume', { from: hoursAgo(60), groupByInterval: 'hour' }, options).qs.groupByInterval).toBe('hour');
+		expect(() =>
+			buildMetricQuery(
+				'outboundMessageVolume',
+				{ from: hoursAgo(61), groupByInterval: 'hour' },
+				options,
+			),
+		).toThrow('spans 61 hour intervals');
+		expect(
+			buildMetricQuery(
+				'outboundMessageVolume',
+				{ from: hoursAgo(60), groupByInterval: 'hour' },
+				options,
+			).qs.groupByInterval,
+		).toBe('hour');
 	});
 
 	it('refuses an unknown group-by interval, medium, presence and queue status', () => {
-		expect(refusal('inboundMessageVolume', { from: hoursAgo(1), groupByInterval: 'week' }).parameter).toBe('groupByInterval');
-		expect(refusal('inboundMessageVolume', { from: hoursAgo(1), mediumId: 'sms' }).message).toContain("'Medium' has an unknown value 'sms'");
-		expect(refusal('agentAvailability', { userPresenceStatus: 'busy' }).parameter).toBe('userPresenceStatus');
+		expect(
+			refusal('inboundMessageVolume', { from: hoursAgo(1), groupByInterval: 'week' }).parameter,
+		).toBe('groupByInterval');
+		expect(
+			refusal('inboundMessageVolume', { from: hoursAgo(1), mediumId: 'sms' }).message,
+		).toContain("'Medium' has an unknown value 'sms'");
+		expect(refusal('agentAvailability', { userPresenceStatus: 'busy' }).parameter).toBe(
+			'userPresenceStatus',
+		);
 		expect(refusal('contactsWaiting', { status: 'resolved' }).parameter).toBe('status');
 	});
 
 	it('refuses an unknown IANA time zone and accepts a real one', () => {
-		const error = refusal('inboundMessageVolume', { from: hoursAgo(1), groupByInterval: 'hour', timezone: 'Mars/Olympus' });
+		const error = refusal('inboundMessageVolume', {
+			from: hoursAgo(1),
+			groupByInterval: 'hour',
+			timezone: 'Mars/Olympus',
+		});
 		expect(error.parameter).toBe('timezone');
 		expect(error.fix).toContain('Europe/Amsterdam');
-		expect(buildMetricQuery('inboundMessageVolume', { from: hoursAgo(1), timezone: 'America/New_York' }, options).qs.timezone).toBe('America/New_York');
+		expect(
+			buildMetricQuery(
+				'inboundMessageVolume',
+				{ from: hoursAgo(1), timezone: 'America/New_York' },
+				options,
+			).qs.timezone,
+		).toBe('America/New_York');
 	});
 
 	it('requires a queue status for the queue metrics', () => {
@@ -125,11 +189,17 @@ describe('buildMetricQuery', () => {
 	});
 
 	it('leaves User Presence Status out when not set, so the caller can warn that the result is 0', () => {
-		expect(buildMetricQuery('agentAvailability', { userPresenceStatus: '' }, options).qs).toEqual({});
+		expect(buildMetricQuery('agentAvailability', { userPresenceStatus: '' }, options).qs).toEqual(
+			{},
+		);
 	});
 
 	it('reads a date without offset in the workflow time zone and sends it with its offset', () => {
-		const query = buildMetricQuery('handleTime', { from: '2026-11-20T09:00:00' }, { now, workflowTimeZone: 'Europe/Amsterdam' });
+		const query = buildMetricQuery(
+			'handleTime',
+			{ from: '2026-11-20T09:00:00' },
+			{ now, workflowTimeZone: 'Europe/Amsterdam' },
+		);
 		expect(query.qs.from).toBe('2026-11-20T09:00:00+01:00');
 	});
 });

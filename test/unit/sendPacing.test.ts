@@ -34,7 +34,8 @@ describe('send pacing', () => {
 			pacer.recordAccepted();
 		}
 		expect(sentAt).toEqual([0, 100, 200, 350, 450, 550, 700]);
-		for (let i = 3; i < sentAt.length; i++) expect(sentAt[i] - sentAt[i - 3]).toBeGreaterThanOrEqual(300);
+		for (let i = 3; i < sentAt.length; i++)
+			expect(sentAt[i] - sentAt[i - 3]).toBeGreaterThanOrEqual(300);
 	});
 
 	it('postpones the next slot after a refusal', () => {
@@ -48,7 +49,9 @@ describe('send pacing', () => {
 	});
 
 	it('backs off over more than one full rate window before giving up', () => {
-		const delays = Array.from({ length: MAX_SEND_RETRIES + 1 }, (_, i) => retryDelayMs(i + 1, 1000));
+		const delays = Array.from({ length: MAX_SEND_RETRIES + 1 }, (_, i) =>
+			retryDelayMs(i + 1, 1000),
+		);
 		expect(delays.slice(0, MAX_SEND_RETRIES)).toEqual([1000, 2000, 4000, 8000, 16000, 32000]);
 		expect(delays[MAX_SEND_RETRIES]).toBeUndefined();
 		const total = (delays.slice(0, MAX_SEND_RETRIES) as number[]).reduce((a, b) => a + b, 0);

@@ -5,42 +5,76 @@ import {
 	isRetryable,
 	retryAfterMs,
 } from '../../nodes/ContactCenter/helpers/serviceError';
-import { normalizeFailedMessages, normalizeStatusOverview } from '../../nodes/ContactCenter/helpers/statusOverview';
+import {
+	normalizeFailedMessages,
+	normalizeStatusOverview,
+} from '../../nodes/ContactCenter/helpers/statusOverview';
 
 describe('classifyFailure: the error shapes of spec 7', () => {
 	it('reads send validation errors (errors array) and keeps the service words', () => {
-		const failure = classifyFailure({ status: 400, body: { errors: ['contactReference: must not be blank', 'medium: must not be null'] } });
-		expect(failure).toMatchObject({ kind: 'validation', status: 400, messages: ['contactReference: must not be blank', 'medium: must not be null'] });
+		const failure = classifyFailure({
+			status: 400,
+			body: { errors: ['contactReference: must not be blank', 'medium: must not be null'] },
+		});
+		expect(failure).toMatchObject({
+			kind: 'validation',
+			status: 400,
+			messages: ['contactReference: must not be blank', 'medium: must not be null'],
+		});
 		expect(isRetryable(failure)).toBe(false);
 	});
 
 	it('reads the timestamp/path/status/error/message shape', () => {
-		const body = { timestamp: '2026-11-22T10:00:00Z', path: '/proactive-messaging/', status: 400, error: 'Bad Request', message: 'medium: unknown value SMS' };
-		expect(classifyFailure({ status: 400, body })).toMatchObject({ kind: 'validation', messages: ['medium: unknown value SMS'] });
+		const body = {
+			timestamp: '2026-11-22T10:00:00Z',
+			path: '/proactive-messaging/',
+			status: 400,
+			error: 'Bad Request',
+			message: 'medium: unknown value SMS',
+		};
+		expect(classifyFailure({ status: 400, body })).toMatchObject({
+			kind: 'validation',
+			messages: ['medium: unknown value SMS'],
+		});
 	});
 
 	it('reads the metrics errors with errorType null, even with a 200', () => {
 		const body = { errors: ['Bad request parameters: invalid timezone'], errorType: null };
-		expect(failureInSuccessfulResponse(200, body)).toMatchObject({ kind: 'validation', messages: ['Bad request parameters: invalid timezone'] });
+		expect(failureInSuccessfulResponse(200, body)).toMatchObject({
+			kind: 'validation',
+			messages: ['Bad request parameters: invalid timezone'],
+		});
 		expect(failureInSuccessfulResponse(200, { dataPoint: { value: 3 } })).toBeUndefined();
 	});
 
 	it('treats an unknown correlation id as not found, whatever the status', () => {
-		expect(classifyFailure({ status: 400, body: { errors: ['No proactive messages found for correlationId x'] } }).kind).toBe('notFound');
+		expect(
+			classifyFailure({
+				status: 400,
+				body: { errors: ['No proactive messages found for correlationId x'] },
+			}).kind,
+		).toBe('notFound');
 		expect(classifyFailure({ status: 404, body: '' }).kind).toBe('notFound');
 	});
 
 	it('treats 429 and a rate-limit message alike, with Retry-After', () => {
 		const by429 = classifyFailure({ status: 429, body: '', headers: { 'Retry-After': '3' } });
 		expect(by429).toMatchObject({ kind: 'rateLimited', retryAfterMs: 3000 });
-		expect(classifyFailure({ status: 400, body: { errors: ['Rate limit exceeded'] } }).kind).toBe('rateLimited');
+		expect(classifyFailure({ status: 400, body: { errors: ['Rate limit exceeded'] } }).kind).toBe(
+			'rateLimited',
+		);
 		expect(isRetryable(by429)).toBe(true);
 	});
 
 	it('retries server and network errors, not 401', () => {
 		expect(isRetryable(classifyFailure({ status: 503, body: 'busy' }))).toBe(true);
-		expect(isRetryable(classifyFailure({ networkCode: 'ECONNRESET', networkMessage: 'socket hang up' }))).toBe(true);
-		expect(classifyFailure({ status: 401, body: '' })).toMatchObject({ kind: 'unauthorized', messages: [] });
+		expect(
+			isRetryable(classifyFailure({ networkCode: 'ECONNRESET', networkMessage: 'socket hang up' })),
+		).toBe(true);
+		expect(classifyFailure({ status: 401, body: '' })).toMatchObject({
+			kind: 'unauthorized',
+			messages: [],
+		});
 	});
 
 	it('reads Retry-After as seconds or as an HTTP date', () => {
@@ -52,30 +86,59 @@ describe('classifyFailure: the error shapes of spec 7', () => {
 
 describe('normalizeStatusOverview', () => {
 	it('makes total a number when the service sends a string', () => {
-		const overview = normalizeStatusOverview({ correlationId: 'c1', total: '3', statuses: { SENT: 1, DELIVERED: '2' } }, 'c1');
-		expect(overview).toEqual({ correlationId: 'c1', total: 3, PROCESSING: 0, FAILED: 0, SENT: 1, DELIVERED: 2, DELIVERING_FAILED: 0 });
+		const overview = normalizeStatusOverview(
+			{ correlationId: 'c1', total: '3', statuses: { SENT: 1, DELIVERED: '2' } },
+			'c1',
+		);
+		expect(overview).toEqual({
+			correlationId: 'c1',
+			total: 3,
+			PROCESSING: 0,
+			FAILED: 0,
+			SENT: 1,
+			DELIVERED: 2,
+			DELIVERING_FAILED: 0,
+		});
 	});
 
 	it('sums the statuses when total is missing or unreadable, and keeps unknown statuses', () => {
-		const overview = normalizeStatusOverview({ total: 'many', statuses: { FAILED: 1, QUEUED_ELSEWHERE: 2 } }, 'c2');
-		expect(overview).toMatchObject({ correlationId: 'c2', total: 3, FAILED: 1, QUEUED_ELSEWHERE: 2 });
+		const overview = normalizeStatusOverview(
+			{ total: 'many', statuses: { FAILED: 1, QUEUED_ELSEWHERE: 2 } },
+			'c2',
+		);
+		expect(overview).toMatchObject({
+			correlationId: 'c2',
+			total: 3,
+			FAILED: 1,
+			QUEUED_ELSEWHERE: 2,
+		});
 	});
 
 	it('never crashes on an empty or odd body', () => {
-		expect(normalizeStatusOverview(undefined, 'c3')).toMatchObject({ correlationId: 'c3', total: 0 });
+		expect(normalizeStatusOverview(undefined, 'c3')).toMatchObject({
+			correlationId: 'c3',
+			total: 0,
+		});
 		expect(normalizeStatusOverview('text', 'c3').total).toBe(0);
 	});
 });
 
 describe('normalizeFailedMessages', () => {
 	it('gives one row per failed message with its correlation id', () => {
-		expect(normalizeFailedMessages([{ status: 'FAILED', contact: '+1555', reason: 'Invalid number' }], 'c1')).toEqual([
+		expect(
+			normalizeFailedMessages(
+				[{ status: 'FAILED', contact: '+1555', reason: 'Invalid number' }],
+				'c1',
+			),
+		).toEqual([
 			{ correlationId: 'c1', status: 'FAILED', contact: '+1555', reason: 'Invalid number' },
 		]);
 	});
 
 	it('accepts an object wrapping the list, and nothing', () => {
-		expect(normalizeFailedMessages({ items: [{ contact: '+1', reason: 'x' }] }, 'c1')).toHaveLength(1);
+		expect(normalizeFailedMessages({ items: [{ contact: '+1', reason: 'x' }] }, 'c1')).toHaveLength(
+			1,
+		);
 		expect(normalizeFailedMessages([], 'c1')).toEqual([]);
 		expect(normalizeFailedMessages(null, 'c1')).toEqual([]);
 	});
@@ -88,16 +151,28 @@ describe('readMetricResponse', () => {
 	});
 
 	it('gives one row per interval for any list-shaped grouped response', () => {
-		expect(readMetricResponse({ dataPoints: [{ timestamp: 't1', value: 1 }, { timestamp: 't2', value: '2' }] }).rows).toEqual([
+		expect(
+			readMetricResponse({
+				dataPoints: [
+					{ timestamp: 't1', value: 1 },
+					{ timestamp: 't2', value: '2' },
+				],
+			}).rows,
+		).toEqual([
 			{ timestamp: 't1', value: 1 },
 			{ timestamp: 't2', value: 2 },
 		]);
 		expect(readMetricResponse([3, 4]).rows).toEqual([{ value: 3 }, { value: 4 }]);
-		expect(readMetricResponse({ dataPoint: { intervals: [{ start: 's', count: { n: 1 } }] } }).rows).toEqual([{ start: 's', count: '{"n":1}' }]);
+		expect(
+			readMetricResponse({ dataPoint: { intervals: [{ start: 's', count: { n: 1 } }] } }).rows,
+		).toEqual([{ start: 's', count: '{"n":1}' }]);
 	});
 
 	it('says what came back when the shape is unknown', () => {
-		expect(readMetricResponse({ surprise: true })).toEqual({ rows: [{ value: null }], unrecognizedResponse: '{"surprise":true}' });
+		expect(readMetricResponse({ surprise: true })).toEqual({
+			rows: [{ value: null }],
+			unrecognizedResponse: '{"surprise":true}',
+		});
 		expect(readMetricResponse(undefined).unrecognizedResponse).toBe('null');
 	});
 });

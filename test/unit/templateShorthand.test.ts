@@ -31,19 +31,22 @@ describe('buildTemplateShorthand', () => {
 		['language', { language: '[[en' }, 'Language', '[['],
 		['fallback', { fallback: 'hi &((' }, 'Fallback Text', '&(('],
 		['body variable', { bodyVariables: ['ok', 'tail]'] }, 'Body Variable 2', ']'],
-	])('refuses a %s that would change the structure, naming the field', (_, change, field, sequence) => {
-		let caught: unknown;
-		try {
-			buildTemplateShorthand({ ...base, ...change });
-		} catch (error) {
-			caught = error;
-		}
-		expect(caught).toBeInstanceOf(TemplateFieldError);
-		expect((caught as TemplateFieldError).field).toBe(field);
-		expect((caught as TemplateFieldError).message).toContain(`'${field}'`);
-		expect((caught as TemplateFieldError).message).toContain(sequence);
-		expect((caught as TemplateFieldError).fix).toMatch(/Remove|add a character/);
-	});
+	])(
+		'refuses a %s that would change the structure, naming the field',
+		(_, change, field, sequence) => {
+			let caught: unknown;
+			try {
+				buildTemplateShorthand({ ...base, ...change });
+			} catch (error) {
+				caught = error;
+			}
+			expect(caught).toBeInstanceOf(TemplateFieldError);
+			expect((caught as TemplateFieldError).field).toBe(field);
+			expect((caught as TemplateFieldError).message).toContain(`'${field}'`);
+			expect((caught as TemplateFieldError).message).toContain(sequence);
+			expect((caught as TemplateFieldError).fix).toMatch(/Remove|add a character/);
+		},
+	);
 
 	it.each([
 		[{ namespace: ' ' }, 'Namespace'],
@@ -66,10 +69,29 @@ function mulberry32(seed: number) {
 }
 
 describe('buildTemplateShorthand, randomized', () => {
-	const alphabet = ['[', ']', '(', ')', '&', '=', ' ', '\n', 'a', 'Z', '9', 'é', '_', 'body_text', '{{1}}'];
+	const alphabet = [
+		'[',
+		']',
+		'(',
+		')',
+		'&',
+		'=',
+		' ',
+		'\n',
+		'a',
+		'Z',
+		'9',
+		'é',
+		'_',
+		'body_text',
+		'{{1}}',
+	];
 	const random = mulberry32(20261122);
 	const randomValue = () =>
-		Array.from({ length: Math.floor(random() * 8) }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
+		Array.from(
+			{ length: Math.floor(random() * 8) },
+			() => alphabet[Math.floor(random() * alphabet.length)],
+		).join('');
 
 	it('never builds a shorthand that parses into other fields than it came from', () => {
 		let built = 0;

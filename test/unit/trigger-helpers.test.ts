@@ -47,7 +47,10 @@ describe('raw body access', () => {
 
 describe('JSON body parsing (after the signature check)', () => {
 	it('parses a JSON object, tolerating a byte order mark', () => {
-		expect(parseJsonObjectBody(Buffer.from('\uFEFF{"a":1}'))).toEqual({ ok: true, value: { a: 1 } });
+		expect(parseJsonObjectBody(Buffer.from('\uFEFF{"a":1}'))).toEqual({
+			ok: true,
+			value: { a: 1 },
+		});
 	});
 
 	it.each([
@@ -80,7 +83,9 @@ describe('idempotency-key store', () => {
 	it('replaces an unreadable store instead of failing', () => {
 		const staticData: IDataObject = { [DEDUP_STATIC_KEY]: 'garbage' };
 		expect(getDedupStore(staticData)).toEqual({});
-		const store = getDedupStore({ [DEDUP_STATIC_KEY]: { bad: { at: 'x' }, good: { at: T0, state: 'done', runs: 1 } } });
+		const store = getDedupStore({
+			[DEDUP_STATIC_KEY]: { bad: { at: 'x' }, good: { at: T0, state: 'done', runs: 1 } },
+		});
 		pruneDedupStore(store, T0, DEFAULT_DEDUP_LIMITS);
 		expect(Object.keys(store)).toEqual(['good']);
 	});
@@ -89,7 +94,9 @@ describe('idempotency-key store', () => {
 		const store = getDedupStore({});
 		recordRun(store, 'k1', 'done', T0, DEFAULT_DEDUP_LIMITS);
 		expect(lookupKey(store, 'k1', T0 + RETRY_WINDOW_MS, DEFAULT_DEDUP_LIMITS)).toBe('done');
-		expect(lookupKey(store, 'k1', T0 + DEFAULT_DEDUP_LIMITS.retentionMs + 1, DEFAULT_DEDUP_LIMITS)).toBe('new');
+		expect(
+			lookupKey(store, 'k1', T0 + DEFAULT_DEDUP_LIMITS.retentionMs + 1, DEFAULT_DEDUP_LIMITS),
+		).toBe('new');
 		pruneDedupStore(store, T0 + DEFAULT_DEDUP_LIMITS.retentionMs + 1, DEFAULT_DEDUP_LIMITS);
 		expect(store).toEqual({});
 	});
@@ -159,7 +166,14 @@ describe('write back simplification', () => {
 				{ id: 'm1', direction: 'INBOUND', text: 'Hello' },
 				{ id: 'm2', direction: 'OUTBOUND', text: 'Hi Ana' },
 			],
-			notes: [{ id: 'n1', text: 'Called back', creationUser: 'u1', creationTimestamp: '2024-01-01T10:30:00+01:00' }],
+			notes: [
+				{
+					id: 'n1',
+					text: 'Called back',
+					creationUser: 'u1',
+					creationTimestamp: '2024-01-01T10:30:00+01:00',
+				},
+			],
 			topics: [
 				{ id: 't1', name: 'Billing' },
 				{ id: 't2', name: 'Refund' },
@@ -198,7 +212,12 @@ describe('write back simplification', () => {
 	});
 
 	it('copes with the reduced twit payload (fields omitted)', () => {
-		const twit = { type: 'CONVERSATION_SET_TO_PENDING', version: 1, idempotencyKey: 'k', data: { medium: { id: 'twit' } } };
+		const twit = {
+			type: 'CONVERSATION_SET_TO_PENDING',
+			version: 1,
+			idempotencyKey: 'k',
+			data: { medium: { id: 'twit' } },
+		};
 		expect(simplifyWriteBack(twit)).toMatchObject({
 			type: 'CONVERSATION_SET_TO_PENDING',
 			mediumId: 'twit',
@@ -211,7 +230,12 @@ describe('write back simplification', () => {
 	});
 
 	it('passes unknown types on as sent', () => {
-		const unknown = { type: 'CONTACT_MERGED', version: 3, idempotencyKey: 'k', data: { whatever: [1] } };
+		const unknown = {
+			type: 'CONTACT_MERGED',
+			version: 3,
+			idempotencyKey: 'k',
+			data: { whatever: [1] },
+		};
 		expect(simplifyWriteBack(unknown)).toBe(unknown);
 	});
 });
@@ -231,17 +255,34 @@ describe('lookup response building', () => {
 	});
 
 	it('refuses objects and arrays, naming the alias', () => {
-		expect(buildAttributes([['email', 'a'], ['address', { city: 'x' }]], true)).toEqual({
+		expect(
+			buildAttributes(
+				[
+					['email', 'a'],
+					['address', { city: 'x' }],
+				],
+				true,
+			),
+		).toEqual({
 			ok: false,
 			alias: 'address',
 			detail: 'is an object; the service accepts only text or null',
 		});
 		expect(buildAttributes([['tags', ['a']]], true)).toMatchObject({ ok: false, alias: 'tags' });
-		expect(buildAttributes([['  ', 'a']], true)).toMatchObject({ ok: false, detail: 'has an empty alias' });
+		expect(buildAttributes([['  ', 'a']], true)).toMatchObject({
+			ok: false,
+			detail: 'has an empty alias',
+		});
 	});
 
 	it('builds the 200 body of spec 2.10 and the 404', () => {
-		const built = buildAttributes([['email', 'ana@example.com'], [' phone ', null]], true);
+		const built = buildAttributes(
+			[
+				['email', 'ana@example.com'],
+				[' phone ', null],
+			],
+			true,
+		);
 		expect(built).toEqual({ ok: true, attributes: { email: 'ana@example.com', phone: null } });
 		const body = buildLookupFoundBody(built.ok ? built.attributes : {}, true);
 		expect(buildLookupHttpResponse(body)).toEqual({
@@ -249,6 +290,10 @@ describe('lookup response building', () => {
 			headers: { 'content-type': 'application/json; charset=utf-8' },
 			body: { autoConfirm: true, attributes: { email: 'ana@example.com', phone: null } },
 		});
-		expect(buildLookupHttpResponse(undefined)).toEqual({ statusCode: 404, headers: {}, body: undefined });
+		expect(buildLookupHttpResponse(undefined)).toEqual({
+			statusCode: 404,
+			headers: {},
+			body: undefined,
+		});
 	});
 });

@@ -29,7 +29,9 @@ export async function processItems(
 				returnData.push({ json, pairedItem: { item: itemIndex } });
 			}
 		} catch (error) {
-			const context = orFallback(() => handler.errorContext(itemIndex), { operation: 'unknown' } as const);
+			const context = orFallback(() => handler.errorContext(itemIndex), {
+				operation: 'unknown',
+			} as const);
 			const nodeError = toNodeError(this.getNode(), error, itemIndex, context);
 			if (!this.continueOnFail()) throw nodeError;
 			returnData.push({

@@ -26,7 +26,10 @@ function flatten(entry: unknown): IDataObject {
 	if (!isRecord(entry)) return { value: toValue(entry) ?? (entry as IDataObject['value']) };
 	const row: IDataObject = {};
 	for (const [key, value] of Object.entries(entry)) {
-		row[key] = isRecord(value) || Array.isArray(value) ? JSON.stringify(value) : (value as IDataObject[string]);
+		row[key] =
+			isRecord(value) || Array.isArray(value)
+				? JSON.stringify(value)
+				: (value as IDataObject[string]);
 	}
 	if ('value' in entry) row.value = toValue(entry.value) ?? (row.value as IDataObject[string]);
 	return row;

@@ -64,11 +64,12 @@ function describeFailure(
 				? {
 						message: `The service found nothing for correlation ID '${context.correlationId}'${said}`,
 						description:
-							"Use the correlationId that Send returned, with a credential of the same organization that sent the message",
+							'Use the correlationId that Send returned, with a credential of the same organization that sent the message',
 					}
 				: {
 						message: `The service answered 'not found'${said}`,
-						description: "Check the credential's Base URL: it must be the base address of your regional deployment, without a path",
+						description:
+							"Check the credential's Base URL: it must be the base address of your regional deployment, without a path",
 					};
 		case 'rateLimited':
 			return {
@@ -95,7 +96,8 @@ function describeFailure(
 		case 'unexpectedResponse':
 			return {
 				message: `The service answered with an unexpected HTTP ${failure.status}${said}`,
-				description: 'Check the Base URL of the credential: it may point at something other than the service',
+				description:
+					'Check the Base URL of the credential: it may point at something other than the service',
 			};
 	}
 }

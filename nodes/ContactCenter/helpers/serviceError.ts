@@ -66,7 +66,9 @@ function messagesOf(body: unknown): string[] {
 }
 
 export function retryAfterMs(headers: Record<string, unknown> | undefined, now = Date.now()) {
-	const entry = Object.entries(headers ?? {}).find(([name]) => name.toLowerCase() === 'retry-after');
+	const entry = Object.entries(headers ?? {}).find(
+		([name]) => name.toLowerCase() === 'retry-after',
+	);
 	if (!entry) return undefined;
 	const value = String(entry[1]).trim();
 	if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000);
@@ -80,8 +82,7 @@ export function classifyFailure(response: RawResponse): ServiceFailure {
 		return {
 			kind: 'networkError',
 			messages: [
-				[response.networkCode, response.networkMessage].filter(Boolean).join(': ') ||
-					'no response',
+				[response.networkCode, response.networkMessage].filter(Boolean).join(': ') || 'no response',
 			],
 		};
 	}
@@ -93,7 +94,8 @@ export function classifyFailure(response: RawResponse): ServiceFailure {
 		body: parseBody(body),
 		...(retryAfterMs(headers) !== undefined ? { retryAfterMs: retryAfterMs(headers) } : {}),
 	});
-	if (status === 429 || messages.some((m) => RATE_LIMIT_WORDS.test(m))) return failure('rateLimited');
+	if (status === 429 || messages.some((m) => RATE_LIMIT_WORDS.test(m)))
+		return failure('rateLimited');
 	if (status === 401 || status === 403) return failure('unauthorized');
 	if (status >= 500) return failure('serverError');
 	if (status === 404 || messages.some((m) => NOT_FOUND_WORDS.test(m))) return failure('notFound');
@@ -102,7 +104,10 @@ export function classifyFailure(response: RawResponse): ServiceFailure {
 }
 
 /** A 2xx answer can still carry `{errors: [...]}`: the status codes of that shape are undocumented. */
-export function failureInSuccessfulResponse(status: number, body: unknown): ServiceFailure | undefined {
+export function failureInSuccessfulResponse(
+	status: number,
+	body: unknown,
+): ServiceFailure | undefined {
 	return errorsArrayOf(body) ? classifyFailure({ status, body }) : undefined;
 }
 

@@ -26,7 +26,10 @@ function toCount(value: unknown): number | undefined {
  * schema types `total` as a string while the sample shows a number, so both are read; a status the
  * spec does not list gets a column of its own rather than being dropped.
  */
-export function normalizeStatusOverview(body: unknown, requestedCorrelationId: string): StatusOverview {
+export function normalizeStatusOverview(
+	body: unknown,
+	requestedCorrelationId: string,
+): StatusOverview {
 	const overview = isRecord(body) ? body : {};
 	const statuses = isRecord(overview.statuses) ? overview.statuses : {};
 	const counts: Record<string, number> = Object.fromEntries(MESSAGE_STATUSES.map((s) => [s, 0]));

@@ -22,7 +22,8 @@ export function toAttributeValue(
 	emptyAsNull: boolean,
 ): { ok: true; value: AttributeValue } | { ok: false; detail: string } {
 	if (value === undefined || value === null) return { ok: true, value: null };
-	if (typeof value === 'string') return { ok: true, value: value === '' && emptyAsNull ? null : value };
+	if (typeof value === 'string')
+		return { ok: true, value: value === '' && emptyAsNull ? null : value };
 	if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') {
 		return { ok: true, value: String(value) };
 	}

@@ -53,7 +53,10 @@ export type SignatureCheck = { valid: true } | { valid: false; reason: Signature
 export type HeaderValue = string | string[] | undefined;
 
 /** Reads a header case-insensitively from a plain header map (Node lower-cases names, others may not). */
-export function readHeader(headers: Record<string, unknown> | undefined, name: string): HeaderValue {
+export function readHeader(
+	headers: Record<string, unknown> | undefined,
+	name: string,
+): HeaderValue {
 	if (headers === undefined || headers === null) return undefined;
 	const wanted = name.toLowerCase();
 	const values: string[] = [];

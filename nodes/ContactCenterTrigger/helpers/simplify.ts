@@ -4,13 +4,19 @@ import type { IDataObject } from 'n8n-workflow';
 export const KNOWN_WRITE_BACK_TYPES = ['CONVERSATION_RESOLVED', 'CONVERSATION_SET_TO_PENDING'];
 
 const asObject = (value: unknown): IDataObject =>
-	value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as IDataObject) : {};
+	value !== null && typeof value === 'object' && !Array.isArray(value)
+		? (value as IDataObject)
+		: {};
 
 const asArray = (value: unknown): IDataObject[] =>
 	Array.isArray(value) ? value.map(asObject) : [];
 
 const asText = (value: unknown): string | null =>
-	value === undefined || value === null ? null : typeof value === 'string' ? value : JSON.stringify(value);
+	value === undefined || value === null
+		? null
+		: typeof value === 'string'
+			? value
+			: JSON.stringify(value);
 
 /**
  * Flattens a CONVERSATION_RESOLVED / CONVERSATION_SET_TO_PENDING payload into one CRM row:
@@ -30,7 +36,8 @@ export function simplifyWriteBack(payload: IDataObject): IDataObject {
 
 	const contactAttributes: IDataObject = {};
 	for (const attribute of asArray(data.contactAttributes)) {
-		if (typeof attribute.attribute === 'string') contactAttributes[attribute.attribute] = asText(attribute.value);
+		if (typeof attribute.attribute === 'string')
+			contactAttributes[attribute.attribute] = asText(attribute.value);
 	}
 	const agentName = [agent.firstName, agent.lastName]
 		.filter((part) => typeof part === 'string' && part !== '')

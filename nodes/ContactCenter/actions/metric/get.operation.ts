@@ -157,10 +157,17 @@ export const description: INodeProperties[] = [
 ];
 
 /** Reads exactly the parameters the metric's endpoint takes. */
-export function readMetricInput(this: IExecuteFunctions, metric: MetricKey, i: number): MetricInput {
+export function readMetricInput(
+	this: IExecuteFunctions,
+	metric: MetricKey,
+	i: number,
+): MetricInput {
 	const takes = (parameter: MetricParameter) =>
-		(METRICS[metric].parameters as Partial<Record<MetricParameter, string>>)[parameter] !== undefined;
-	const filters = takes('channelId') ? (this.getNodeParameter('filters', i, {}) as IDataObject) : {};
+		(METRICS[metric].parameters as Partial<Record<MetricParameter, string>>)[parameter] !==
+		undefined;
+	const filters = takes('channelId')
+		? (this.getNodeParameter('filters', i, {}) as IDataObject)
+		: {};
 	const grouping = takes('groupByInterval')
 		? (this.getNodeParameter('grouping', i, {}) as IDataObject)
 		: {};
@@ -181,11 +188,18 @@ export function readMetricInput(this: IExecuteFunctions, metric: MetricKey, i: n
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const metricOf = (i: number) => this.getNodeParameter('metric', i) as MetricKey;
 	return await processItems.call(this, {
-		errorContext: (i) => ({ operation: 'metric', metricName: METRICS[metricOf(i)]?.name ?? metricOf(i) }),
+		errorContext: (i) => ({
+			operation: 'metric',
+			metricName: METRICS[metricOf(i)]?.name ?? metricOf(i),
+		}),
 		failedItemFields: (i) => ({ metric: metricOf(i) }),
 		run: async (i) => {
 			const metric = metricOf(i);
-			const query = buildMetricQuery(metric, readMetricInput.call(this, metric, i), metricContext.call(this));
+			const query = buildMetricQuery(
+				metric,
+				readMetricInput.call(this, metric, i),
+				metricContext.call(this),
+			);
 			const body = await contactCenterApiRequest.call(this, 'GET', query.path, { qs: query.qs });
 			const reading = readMetricResponse(body);
 			const parameters: IDataObject = {};

@@ -76,7 +76,8 @@ export const description: INodeProperties[] = [
 		name: 'userPresenceStatus',
 		type: 'options',
 		default: 'available',
-		description: 'For Agent Availability: which agents to count. Without a status the service always answers 0.',
+		description:
+			'For Agent Availability: which agents to count. Without a status the service always answers 0.',
 		options: presenceOptions,
 		displayOptions: show,
 	},
@@ -129,11 +130,12 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 			const context = metricContext.call(this);
 			const queries = metrics.map((metric) => buildMetricQuery(metric, input, context));
 			const outcomes = await Promise.all(
-				queries.map(async (query) =>
-					await contactCenterApiRequest.call(this, 'GET', query.path, { qs: query.qs }).then(
-						(body) => ({ query, value: readMetricResponse(body).rows[0]?.value ?? null }),
-						(error: unknown) => ({ query, error }),
-					),
+				queries.map(
+					async (query) =>
+						await contactCenterApiRequest.call(this, 'GET', query.path, { qs: query.qs }).then(
+							(body) => ({ query, value: readMetricResponse(body).rows[0]?.value ?? null }),
+							(error: unknown) => ({ query, error }),
+						),
 				),
 			);
 			const failed = outcomes.find((outcome) => 'error' in outcome);
@@ -150,7 +152,10 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 				to,
 				retrievedAt: new Date().toISOString(),
 				...Object.fromEntries(
-					outcomes.map((outcome) => [outcome.query.metric, 'value' in outcome ? outcome.value : null]),
+					outcomes.map((outcome) => [
+						outcome.query.metric,
+						'value' in outcome ? outcome.value : null,
+					]),
 				),
 			};
 		},

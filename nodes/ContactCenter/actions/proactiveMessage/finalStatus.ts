@@ -34,7 +34,8 @@ export async function addFinalStatuses(
 				(error: Error) => ({ finalStatus: 'UNKNOWN', finalStatusError: error.message }),
 			);
 			item.json.finalStatus = status.finalStatus;
-			if (status.finalStatusError !== undefined) item.json.finalStatusError = status.finalStatusError;
+			if (status.finalStatusError !== undefined)
+				item.json.finalStatusError = status.finalStatusError;
 			else delete item.json.finalStatusError;
 			if (status.finalStatus !== 'PROCESSING' && status.finalStatusError === undefined) {
 				pending.delete(item);

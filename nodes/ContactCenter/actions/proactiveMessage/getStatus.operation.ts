@@ -18,7 +18,10 @@ export async function getStatusOverview(this: IExecuteFunctions, correlationId: 
 
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	return await processItems.call(this, {
-		errorContext: (i) => ({ operation: 'status', correlationId: correlationIdAsEntered.call(this, i) }),
+		errorContext: (i) => ({
+			operation: 'status',
+			correlationId: correlationIdAsEntered.call(this, i),
+		}),
 		failedItemFields: (i) => ({ correlationId: correlationIdAsEntered.call(this, i) }),
 		run: async (i) => await getStatusOverview.call(this, readCorrelationId.call(this, i)),
 	});

@@ -99,7 +99,8 @@ export const description: INodeProperties[] = [
 		required: true,
 		default: '',
 		placeholder: 'e.g. 5f0c6a2b_1d4e_4c1b_9a8e_2b7d3c9e1f00',
-		description: "The template namespace given by the messaging provider (WhatsApp Business Manager)",
+		description:
+			'The template namespace given by the messaging provider (WhatsApp Business Manager)',
 		displayOptions: show({ medium: ['WHATSAPP'], messageType: ['template'] }),
 	},
 	{
@@ -119,7 +120,8 @@ export const description: INodeProperties[] = [
 		required: true,
 		default: 'en',
 		placeholder: 'e.g. en_US',
-		description: 'Language code the template is sent in; the template must be defined in that language',
+		description:
+			'Language code the template is sent in; the template must be defined in that language',
 		displayOptions: show({ medium: ['WHATSAPP'], messageType: ['template'] }),
 	},
 	{
@@ -128,7 +130,8 @@ export const description: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		placeholder: 'Defaults to the template name',
-		description: 'Fallback text of the template. Leave empty to use the template name, as the service recommends.',
+		description:
+			'Fallback text of the template. Leave empty to use the template name, as the service recommends.',
 		displayOptions: show({ medium: ['WHATSAPP'], messageType: ['template'] }),
 	},
 	{
@@ -138,7 +141,8 @@ export const description: INodeProperties[] = [
 		typeOptions: { multipleValues: true, sortable: true },
 		default: {},
 		placeholder: 'Add Body Variable',
-		description: 'Values of the template variables, in the order of the template ({{1}}, {{2}}, ...)',
+		description:
+			'Values of the template variables, in the order of the template ({{1}}, {{2}}, ...)',
 		displayOptions: show({ medium: ['WHATSAPP'], messageType: ['template'] }),
 		options: [
 			{
@@ -164,7 +168,8 @@ export const description: INodeProperties[] = [
 		typeOptions: { multipleValues: true },
 		default: {},
 		placeholder: 'Add Metadata',
-		description: 'Custom key/value pairs stored with the message and included in the messages export',
+		description:
+			'Custom key/value pairs stored with the message and included in the messages export',
 		displayOptions: show(),
 		options: [
 			{
@@ -215,7 +220,7 @@ export const description: INodeProperties[] = [
 				typeOptions: { minValue: 1 },
 				default: DEFAULT_MESSAGES_PER_MINUTE,
 				description:
-					"Sends are spread evenly at this rate. The service allows 60 per minute per organization; change it only if your account has another limit. Messages refused by the limit are retried, up to 6 times.",
+					'Sends are spread evenly at this rate. The service allows 60 per minute per organization; change it only if your account has another limit. Messages refused by the limit are retried, up to 6 times.',
 			},
 			{
 				displayName: 'Rate Window (Seconds)',
@@ -274,13 +279,28 @@ function fieldError(this: IExecuteFunctions, i: number, message: string, fix: st
 function buildSendBody(this: IExecuteFunctions, i: number) {
 	const { medium, channel, contact, messageType } = readMessage.call(this, i);
 	if (!(MEDIUMS as readonly string[]).includes(medium)) {
-		throw fieldError.call(this, i, `'Medium' has an unknown value '${medium}'`, `Use one of ${MEDIUMS.join(', ')}`);
+		throw fieldError.call(
+			this,
+			i,
+			`'Medium' has an unknown value '${medium}'`,
+			`Use one of ${MEDIUMS.join(', ')}`,
+		);
 	}
 	if (channel === '') {
-		throw fieldError.call(this, i, "'Channel' is empty", 'Enter the channel name as listed in the service under Settings -> Channels');
+		throw fieldError.call(
+			this,
+			i,
+			"'Channel' is empty",
+			'Enter the channel name as listed in the service under Settings -> Channels',
+		);
 	}
 	if (contact === '') {
-		throw fieldError.call(this, i, "'Contact' is empty", 'Enter the phone number (with + and country code) or contact reference to message');
+		throw fieldError.call(
+			this,
+			i,
+			"'Contact' is empty",
+			'Enter the phone number (with + and country code) or contact reference to message',
+		);
 	}
 	if (PHONE_NUMBER_WITHOUT_PLUS.test(contact)) {
 		throw fieldError.call(
@@ -293,7 +313,9 @@ function buildSendBody(this: IExecuteFunctions, i: number) {
 
 	let text: string;
 	if (messageType === 'template') {
-		const variables = this.getNodeParameter('templateBodyVariables.variable', i, []) as Array<{ value?: unknown }>;
+		const variables = this.getNodeParameter('templateBodyVariables.variable', i, []) as Array<{
+			value?: unknown;
+		}>;
 		text = buildTemplateShorthand({
 			namespace: String(this.getNodeParameter('templateNamespace', i, '')).trim(),
 			templateName: String(this.getNodeParameter('templateName', i, '')).trim(),
@@ -308,15 +330,28 @@ function buildSendBody(this: IExecuteFunctions, i: number) {
 		}
 	}
 
-	const entries = this.getNodeParameter('metadata.entry', i, []) as Array<{ key?: unknown; value?: unknown }>;
+	const entries = this.getNodeParameter('metadata.entry', i, []) as Array<{
+		key?: unknown;
+		value?: unknown;
+	}>;
 	const metadata: IDataObject = {};
 	for (const [index, entry] of entries.entries()) {
 		const key = String(entry.key ?? '').trim();
 		if (key === '') {
-			throw fieldError.call(this, i, `'Metadata' entry ${index + 1} has no key`, 'Give every metadata entry a key, or remove the entry');
+			throw fieldError.call(
+				this,
+				i,
+				`'Metadata' entry ${index + 1} has no key`,
+				'Give every metadata entry a key, or remove the entry',
+			);
 		}
 		if (key in metadata) {
-			throw fieldError.call(this, i, `'Metadata' has the key '${key}' twice`, 'Give every metadata entry its own key');
+			throw fieldError.call(
+				this,
+				i,
+				`'Metadata' has the key '${key}' twice`,
+				'Give every metadata entry its own key',
+			);
 		}
 		metadata[key] = String(entry.value ?? '');
 	}
@@ -334,7 +369,9 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 	const options = this.getNodeParameter('options', 0, {}) as SendOptions;
 	const pacer = new SendPacer(
 		options.messagesPerMinute ?? DEFAULT_MESSAGES_PER_MINUTE,
-		options.rateWindowSeconds === undefined ? DEFAULT_RATE_WINDOW_MS : options.rateWindowSeconds * 1000,
+		options.rateWindowSeconds === undefined
+			? DEFAULT_RATE_WINDOW_MS
+			: options.rateWindowSeconds * 1000,
 	);
 
 	const sendWithRetries = async (body: IDataObject) => {
