@@ -136,6 +136,8 @@ async function installPackageInto(userFolder, tarball, { runtime } = {}) {
 			)}\n`,
 		);
 	}
+	// Replace, never update in place: the version number does not change between builds.
+	fs.rmSync(path.join(nodesDir, 'node_modules', PACKAGE_NAME), { recursive: true, force: true });
 	const env = { ...process.env };
 	if (runtime) env.PATH = `${runtime.nodeBinDir}${path.delimiter}${env.PATH}`;
 	await run(
@@ -361,7 +363,10 @@ async function executeWorkflow(instance, id) {
  */
 async function startServer(instance, { log = defaultLog, timeoutMs = 180000 } = {}) {
 	const logFile = path.join(instance.userFolder, 'n8n.log');
-	const out = fs.openSync(logFile, 'a');
+	// One log per start (the previous one is kept beside it), so its contents describe this run.
+	if (fs.existsSync(logFile))
+		fs.renameSync(logFile, path.join(instance.userFolder, 'n8n.previous.log'));
+	const out = fs.openSync(logFile, 'w');
 	const child = spawn(instance.runtime.nodeBin, [instance.runtime.n8nBin, 'start'], {
 		cwd: instance.userFolder,
 		env: instance.env,
