@@ -1,10 +1,12 @@
-/** Three projects: fast pure-logic tests, node code against the simulator through n8n-core, and a real n8n. */
+/** Fast pure-logic tests, node code against the simulator through n8n-core, a real n8n, and benchmarks. */
 const tsJest = ['ts-jest', { tsconfig: '<rootDir>/test/tsconfig.json', diagnostics: { warnOnly: false } }];
 const project = (name, extra = {}) => ({
   displayName: name,
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': tsJest },
   testMatch: [`<rootDir>/test/${name}/**/*.test.ts`],
+  // n8n's state folders hold package.json files of their own.
+  modulePathIgnorePatterns: ['<rootDir>/.n8n-local/'],
   ...extra,
 });
 
