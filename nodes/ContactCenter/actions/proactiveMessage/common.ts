@@ -1,4 +1,12 @@
-import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import {
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type INodeProperties,
+} from 'n8n-workflow';
+
+import { processItems } from '../../helpers/items';
 
 export function correlationIdProperty(operation: string): INodeProperties {
 	return {
@@ -29,4 +37,19 @@ export function readCorrelationId(this: IExecuteFunctions, itemIndex: number): s
 		});
 	}
 	return correlationId;
+}
+
+/** Runs `read` once per input item for the item's correlation id (Get Status, Get Failed). */
+export async function executePerCorrelationId(
+	this: IExecuteFunctions,
+	read: (this: IExecuteFunctions, correlationId: string) => Promise<IDataObject | IDataObject[]>,
+): Promise<INodeExecutionData[]> {
+	return await processItems.call(this, {
+		errorContext: (i) => ({
+			operation: 'status',
+			correlationId: correlationIdAsEntered.call(this, i),
+		}),
+		failedItemFields: (i) => ({ correlationId: correlationIdAsEntered.call(this, i) }),
+		run: async (i) => await read.call(this, readCorrelationId.call(this, i)),
+	});
 }
