@@ -1,4 +1,4 @@
-/* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- benchmarks run in jest on a developer machine, never inside n8n */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- benchmarks run in jest on a developer machine, never inside n8n */
 /**
  * Benchmark 4b (issue 5): size of the write back deduplication store after 100 000 idempotency
  * keys.

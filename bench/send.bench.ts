@@ -1,4 +1,4 @@
-/* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- benchmarks run in jest on a developer machine, never inside n8n */
+/* eslint-disable no-console -- benchmarks print their figures; they run in jest on a developer machine, never inside n8n */
 /**
  * Benchmark 1 (issue 5): Send at the service's rate limit, scaled down to 60 per 3 s so a run stays
  * short. A batch of 10x the limit through the Contact Center node (paced), the same batch through a

@@ -1,4 +1,4 @@
-/* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- benchmarks run in jest on a developer machine, never inside n8n */
+/* eslint-disable no-console -- benchmarks print their figures; they run in jest on a developer machine, never inside n8n */
 /**
  * Benchmark 3 (issue 5): Metric -> Get Snapshot (all 8 metrics, called concurrently) against one
  * Metric -> Get call, with the simulator adding 100 ms to every answer. Wall time of the whole node

@@ -1,4 +1,4 @@
-/* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- benchmarks run in jest on a developer machine, never inside n8n */
+/* eslint-disable no-console -- benchmarks print their figures; they run in jest on a developer machine, never inside n8n */
 /**
  * Benchmark 2 (issue 5): token requests over many executions. Each execution is one Send of one
  * message through n8n-core's real OAuth2 helpers; a credential store stands for one n8n credential

@@ -1,4 +1,4 @@
-/* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- benchmarks run in jest on a developer machine, never inside n8n */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- benchmarks run in jest on a developer machine, never inside n8n */
 /**
  * Benchmark 4a (issue 5): webhook requests per second in ONE real n8n (2.41.1, Node 24, the packed
  * package installed as a community package): signed write backs to the Contact Center Trigger
