@@ -360,7 +360,7 @@ describe('Benchmark 4a: webhook throughput in a real n8n', () => {
 		}
 		if (keysInDb < triggerSent) {
 			notes.push(
-				`Concurrent calls each load their own copy of the static data and the last save wins, so ${triggerSent - keysInDb} of ${triggerSent} idempotency keys did not survive in the stored dedup store (${CONCURRENCY} requests in flight). A redelivery of such a key would run the workflow again: the dedup store is best-effort under concurrent deliveries.`,
+				`${triggerSent - keysInDb} of ${triggerSent} idempotency keys are missing from the stored dedup store after the run. Besides the persistence problem above, concurrent calls each load their own copy of the static data and the last save wins, so even with persistence fixed the store is best-effort while deliveries overlap.`,
 			);
 		}
 		recordSection({
