@@ -14,6 +14,7 @@ import {
 
 import { parseJsonObjectBody } from './helpers/body';
 import {
+	DEDUP_STATIC_KEY,
 	DEFAULT_DEDUP_LIMITS,
 	getDedupStore,
 	idempotencyKeyOf,
@@ -345,11 +346,18 @@ function handleWriteBack(context: IWebhookFunctions, body: IDataObject): IWebhoo
 	const key = idempotencyKeyOf(body);
 	if (key !== undefined) {
 		const timing = context.getNodeParameter('responseTiming', 'immediately') as string;
-		const store = getDedupStore(context.getWorkflowStaticData('node'));
+		const staticData = context.getWorkflowStaticData('node');
+		const store = getDedupStore(staticData);
 		const now = Date.now();
 		pruneDedupStore(store, now, DEFAULT_DEDUP_LIMITS);
+		// n8n saves static data only when a top-level property is assigned; changes inside the
+		// store alone were not persisted in a real n8n (bench/RESULTS.md), so it is assigned anew.
+		const persist = () => {
+			staticData[DEDUP_STATIC_KEY] = { ...store };
+		};
 		if (lookupKey(store, key, now, DEFAULT_DEDUP_LIMITS) === 'done') {
 			touchKey(store, key, now);
+			persist();
 			return { webhookResponse: { received: true, duplicate: true, idempotencyKey: key } };
 		}
 		recordRun(
@@ -359,6 +367,7 @@ function handleWriteBack(context: IWebhookFunctions, body: IDataObject): IWebhoo
 			now,
 			DEFAULT_DEDUP_LIMITS,
 		);
+		persist();
 	}
 
 	const simplify = context.getNodeParameter('simplify', false) as boolean;
