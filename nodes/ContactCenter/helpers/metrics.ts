@@ -19,33 +19,28 @@ export interface MetricDefinition {
 	parameters: Partial<Record<MetricParameter, Requirement>>;
 }
 
+const VOLUME_PARAMETERS: MetricDefinition['parameters'] = {
+	from: 'required',
+	to: 'optional',
+	mediumId: 'optional',
+	channelId: 'optional',
+	groupByInterval: 'optional',
+	timezone: 'optional',
+};
+
 /** The eight metric endpoints of spec 4.5 with exactly the query parameters each one takes. */
 export const METRICS = {
 	inboundMessageVolume: {
 		name: 'Inbound Message Volume',
 		path: '/reporting-metrics/inbound-message-volume',
 		description: 'Count of inbound messages',
-		parameters: {
-			from: 'required',
-			to: 'optional',
-			mediumId: 'optional',
-			channelId: 'optional',
-			groupByInterval: 'optional',
-			timezone: 'optional',
-		},
+		parameters: VOLUME_PARAMETERS,
 	},
 	outboundMessageVolume: {
 		name: 'Outbound Message Volume',
 		path: '/reporting-metrics/outbound-message-volume',
 		description: 'Count of outbound messages',
-		parameters: {
-			from: 'required',
-			to: 'optional',
-			mediumId: 'optional',
-			channelId: 'optional',
-			groupByInterval: 'optional',
-			timezone: 'optional',
-		},
+		parameters: VOLUME_PARAMETERS,
 	},
 	firstResponseTime: {
 		name: 'First Response Time',
