@@ -13,16 +13,7 @@ import {
 } from 'n8n-workflow';
 
 import { parseJsonObjectBody } from './helpers/body';
-import {
-	DEDUP_STATIC_KEY,
-	DEFAULT_DEDUP_LIMITS,
-	getDedupStore,
-	idempotencyKeyOf,
-	lookupKey,
-	pruneDedupStore,
-	recordRun,
-	touchKey,
-} from './helpers/dedup';
+import { DEDUP_STATIC_KEY, idempotencyKeyOf, idempotencyKeyStoreOf } from './helpers/dedup';
 import {
 	getRawBody,
 	writeJsonResponse,
@@ -332,12 +323,24 @@ export class ContactCenterTrigger implements INodeType {
 }
 
 function handleWriteBack(context: IWebhookFunctions, body: IDataObject): IWebhookResponseData {
+	const now = Date.now();
+	const keys = idempotencyKeyStoreOf(context.getWorkflow().id ?? '', context.getNode().id, now);
+	const staticData = context.getWorkflowStaticData('node');
+	keys.merge(staticData[DEDUP_STATIC_KEY]);
+	keys.prune(now);
+	// Written on every write back delivery, whatever its outcome: n8n may save it only on calls
+	// that start no run (see helpers/dedup.ts), and then it must hold every key.
+	const saveKeys = () => {
+		staticData[DEDUP_STATIC_KEY] = keys.toPersisted();
+	};
+
 	const type = typeof body.type === 'string' ? body.type : '';
 	const events = context.getNodeParameter('events', []) as string[];
 	const selected = KNOWN_WRITE_BACK_TYPES.includes(type)
 		? events.includes(type)
 		: events.includes(OTHER_WRITE_BACK_TYPES);
 	if (!selected) {
+		saveKeys();
 		return {
 			webhookResponse: { received: true, ignored: `Write back type "${type}" is not selected` },
 		};
@@ -345,30 +348,15 @@ function handleWriteBack(context: IWebhookFunctions, body: IDataObject): IWebhoo
 
 	const key = idempotencyKeyOf(body);
 	if (key !== undefined) {
-		const timing = context.getNodeParameter('responseTiming', 'immediately') as string;
-		const staticData = context.getWorkflowStaticData('node');
-		const store = getDedupStore(staticData);
-		const now = Date.now();
-		pruneDedupStore(store, now, DEFAULT_DEDUP_LIMITS);
-		// n8n saves static data only when a top-level property is assigned; changes inside the
-		// store alone were not persisted in a real n8n (bench/RESULTS.md), so it is assigned anew.
-		const persist = () => {
-			staticData[DEDUP_STATIC_KEY] = { ...store };
-		};
-		if (lookupKey(store, key, now, DEFAULT_DEDUP_LIMITS) === 'done') {
-			touchKey(store, key, now);
-			persist();
+		if (keys.lookup(key, now) === 'done') {
+			keys.touch(key, now);
+			saveKeys();
 			return { webhookResponse: { received: true, duplicate: true, idempotencyKey: key } };
 		}
-		recordRun(
-			store,
-			key,
-			timing === 'whenFinished' ? 'pending' : 'done',
-			now,
-			DEFAULT_DEDUP_LIMITS,
-		);
-		persist();
+		const timing = context.getNodeParameter('responseTiming', 'immediately') as string;
+		keys.record(key, timing === 'whenFinished' ? 'pending' : 'done', now);
 	}
+	saveKeys();
 
 	const simplify = context.getNodeParameter('simplify', false) as boolean;
 	const json = simplify ? simplifyWriteBack(body) : body;

@@ -34,6 +34,8 @@ export interface WorkflowSetupOptions {
 	continueOnFail?: boolean;
 	/** Workflow static data; pass the same object to several runs to persist it between them. */
 	staticData?: IDataObject;
+	/** Workflow id; a trigger keeps per-workflow state in the n8n process, so tests vary it. */
+	workflowId?: string;
 }
 
 export interface WorkflowSetup {
@@ -93,7 +95,7 @@ export function buildWorkflow(options: WorkflowSetupOptions): WorkflowSetup {
 	};
 	const staticData = options.staticData ?? {};
 	const workflow = new Workflow({
-		id: 'harness-workflow-id',
+		id: options.workflowId ?? 'harness-workflow-id',
 		name: 'Harness workflow',
 		nodes: [nodeDefinition],
 		connections: {},

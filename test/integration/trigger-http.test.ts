@@ -29,6 +29,7 @@ type Downstream = (items: INodeExecutionData[]) => Promise<{ sent?: IDataObject 
 interface Route {
 	parameters: INodeParameters;
 	staticData: IDataObject;
+	workflowId: string;
 	downstream: Downstream;
 	runs: INodeExecutionData[][];
 }
@@ -77,6 +78,7 @@ async function serve(routes: Map<string, Route>, req: IncomingMessage, res: Serv
 		parameters: route.parameters,
 		credentials,
 		staticData: route.staticData,
+		workflowId: route.workflowId,
 		request: {
 			method: 'POST',
 			headers: req.headers as Record<string, string | string[]>,
@@ -160,7 +162,7 @@ const crmWriteWorkflow: Downstream = async () => {
 const routes = new Map<string, Route>();
 function addRoute(webhookId: string, parameters: INodeParameters, downstream: Downstream): string {
 	const url = `/webhook/${webhookId}/${settingsOf(parameters).path}`;
-	routes.set(url, { parameters, staticData: {}, downstream, runs: [] });
+	routes.set(url, { parameters, staticData: {}, workflowId: webhookId, downstream, runs: [] });
 	return url;
 }
 

@@ -27,7 +27,15 @@ interface CallOptions {
 	signature?: string | string[] | null;
 	staticData?: IDataObject;
 	credentialStore?: CredentialStore;
+	/** Defaults to one workflow per test: the trigger keeps idempotency keys per workflow in memory. */
+	workflowId?: string;
 }
+
+let testWorkflowId = '';
+let testCount = 0;
+beforeEach(() => {
+	testWorkflowId = `trigger-test-workflow-${++testCount}`;
+});
 
 async function call(options: CallOptions): Promise<RunWebhookResult> {
 	const rawBody = Buffer.isBuffer(options.body)
@@ -45,6 +53,7 @@ async function call(options: CallOptions): Promise<RunWebhookResult> {
 		parameters: options.parameters,
 		credentials: options.credentialStore ?? credentials,
 		staticData: options.staticData,
+		workflowId: options.workflowId ?? testWorkflowId,
 		// With `options.binaryData` n8n leaves the body unparsed: the trigger reads only the raw bytes.
 		request: { method: 'POST', headers, rawBody, body: {}, query: {} },
 	});
@@ -396,18 +405,66 @@ describe('Contact Center Trigger: deduplication by idempotency key', () => {
 		expect(other.workflowData).toHaveLength(1);
 	});
 
-	it('keeps the keys in the static data of the trigger node', async () => {
+	it('copies the keys into the static data of the trigger node, oldest first', async () => {
 		const staticData: IDataObject = {};
-		await call({ parameters: { endpoint: 'writeBack' }, body: writeBack(), staticData });
+		const parameters = { endpoint: 'writeBack' };
+		await call({ parameters, body: writeBack(), staticData });
+		await call({ parameters, body: writeBack({ idempotencyKey: 'idem-2' }), staticData });
 		expect(staticData['node:Contact Center Trigger']).toEqual({
-			[DEDUP_STATIC_KEY]: { 'idem-1': { at: expect.any(Number), state: 'done', runs: 1 } },
+			[DEDUP_STATIC_KEY]: {
+				keys: ['idem-1', 'idem-2'],
+				seenAt: [expect.any(Number), expect.any(Number)],
+				states: 'dd',
+			},
 		});
 	});
 
-	it('deduplicates only deliveries that share static data (one store per workflow)', async () => {
+	it('recognises a redelivery even when n8n did not save the static data of the accepting call', async () => {
+		// n8n 2.41 drops static data changed by a webhook call that starts a run (helpers/dedup.ts).
 		const parameters = { endpoint: 'writeBack' };
-		const first = await call({ parameters, body: writeBack(), staticData: {} });
-		const second = await call({ parameters, body: writeBack(), staticData: {} });
+		for (const key of ['idem-1', 'idem-2', 'idem-3']) {
+			const accepted = await call({
+				parameters,
+				body: writeBack({ idempotencyKey: key }),
+				staticData: {},
+			});
+			expect(accepted.workflowData).toHaveLength(1);
+		}
+		const saved: IDataObject = {};
+		for (const key of ['idem-2', 'idem-3', 'idem-1']) {
+			expectNoRun(
+				await call({ parameters, body: writeBack({ idempotencyKey: key }), staticData: saved }),
+			);
+		}
+		// The call that starts no run is saved by n8n, and it carries every key.
+		expect(
+			(persisted(saved)['node:Contact Center Trigger'] as IDataObject)[DEDUP_STATIC_KEY],
+		).toEqual(expect.objectContaining({ keys: ['idem-2', 'idem-3', 'idem-1'], states: 'ddd' }));
+	});
+
+	it('recognises a redelivery after an n8n restart from the saved static data', async () => {
+		const parameters = { endpoint: 'writeBack' };
+		const staticData: IDataObject = {};
+		await call({ parameters, body: writeBack(), staticData, workflowId: 'before-restart' });
+		// A new process has no keys in memory: only the saved static data knows the key.
+		const again = await call({
+			parameters,
+			body: writeBack(),
+			staticData: persisted(staticData),
+			workflowId: 'after-restart',
+		});
+		expectNoRun(again);
+	});
+
+	it('keeps one set of keys per workflow', async () => {
+		const parameters = { endpoint: 'writeBack' };
+		const first = await call({ parameters, body: writeBack(), staticData: {}, workflowId: 'wf-a' });
+		const second = await call({
+			parameters,
+			body: writeBack(),
+			staticData: {},
+			workflowId: 'wf-b',
+		});
 		expect(first.workflowData).toHaveLength(1);
 		expect(second.workflowData).toHaveLength(1);
 	});
@@ -434,9 +491,9 @@ describe('Contact Center Trigger: deduplication by idempotency key', () => {
 		staticData = persisted(staticData);
 		const retry = await call({ parameters, body: writeBack(), staticData });
 		expect(retry.workflowData).toEqual(first.workflowData);
-		expect((staticData['node:Contact Center Trigger'] as IDataObject)[DEDUP_STATIC_KEY]).toEqual({
-			'idem-1': { at: expect.any(Number), state: 'pending', runs: 2 },
-		});
+		expect((staticData['node:Contact Center Trigger'] as IDataObject)[DEDUP_STATIC_KEY]).toEqual(
+			expect.objectContaining({ keys: ['idem-1'], states: 'p' }),
+		);
 	});
 
 	it('"when the workflow finishes" still skips a key that was accepted at once before', async () => {

@@ -2,15 +2,11 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { parseJsonObjectBody } from '../../nodes/ContactCenterTrigger/helpers/body';
 import {
-	DEDUP_STATIC_KEY,
 	DEFAULT_DEDUP_LIMITS,
-	getDedupStore,
 	idempotencyKeyOf,
-	lookupKey,
-	pruneDedupStore,
-	recordRun,
+	idempotencyKeyStoreOf,
+	IdempotencyKeyStore,
 	RETRY_WINDOW_MS,
-	touchKey,
 	type DedupLimits,
 } from '../../nodes/ContactCenterTrigger/helpers/dedup';
 import {
@@ -67,62 +63,108 @@ describe('JSON body parsing (after the signature check)', () => {
 });
 
 describe('idempotency-key store', () => {
+	const small: DedupLimits = { retentionMs: DEFAULT_DEDUP_LIMITS.retentionMs, maxKeys: 3 };
+	/** As n8n saves static data and loads it again. */
+	const roundTrip = (store: IdempotencyKeyStore) =>
+		JSON.parse(JSON.stringify(store.toPersisted())) as unknown;
+
 	it('keeps keys for longer than the 63-hour retry window', () => {
 		expect(RETRY_WINDOW_MS).toBe((1 + 2 + 4 + 8 + 16 + 32) * HOUR);
 		expect(DEFAULT_DEDUP_LIMITS.retentionMs).toBeGreaterThanOrEqual(RETRY_WINDOW_MS);
 	});
 
-	it('lives in the static data it is given and survives a JSON round trip (as n8n saves it)', () => {
-		const staticData: IDataObject = {};
-		recordRun(getDedupStore(staticData), 'k1', 'done', T0, DEFAULT_DEDUP_LIMITS);
-		const reloaded = JSON.parse(JSON.stringify(staticData)) as IDataObject;
-		expect(reloaded[DEDUP_STATIC_KEY]).toEqual({ k1: { at: T0, state: 'done', runs: 1 } });
-		expect(lookupKey(getDedupStore(reloaded), 'k1', T0 + HOUR, DEFAULT_DEDUP_LIMITS)).toBe('done');
+	it('saves its keys as three arrays, oldest first, and reads them back', () => {
+		const store = new IdempotencyKeyStore();
+		store.record('k1', 'done', T0);
+		store.record('k2', 'pending', T0 + 1);
+		expect(store.toPersisted()).toEqual({ keys: ['k1', 'k2'], seenAt: [T0, T0 + 1], states: 'dp' });
+
+		const reloaded = new IdempotencyKeyStore();
+		reloaded.merge(roundTrip(store));
+		expect(reloaded.lookup('k1', T0 + HOUR)).toBe('done');
+		expect(reloaded.lookup('k2', T0 + HOUR)).toBe('pending');
+		expect(reloaded.lookup('k3', T0 + HOUR)).toBe('new');
 	});
 
-	it('replaces an unreadable store instead of failing', () => {
-		const staticData: IDataObject = { [DEDUP_STATIC_KEY]: 'garbage' };
-		expect(getDedupStore(staticData)).toEqual({});
-		const store = getDedupStore({
-			[DEDUP_STATIC_KEY]: { bad: { at: 'x' }, good: { at: T0, state: 'done', runs: 1 } },
+	it.each([
+		['garbage', 'garbage'],
+		['null', null],
+		['arrays of other lengths', { keys: ['a', 'b'], seenAt: [T0], states: 'dd' }],
+		[
+			'unknown states and bad values',
+			{ keys: ['a', 7, 'c'], seenAt: [T0, T0, 'x'], states: 'xdd' },
+		],
+		['the old one-object-per-key shape', { k1: { at: T0, state: 'done', runs: 1 } }],
+	])('skips what it cannot read in saved data (%s)', (_label, saved) => {
+		const store = new IdempotencyKeyStore();
+		expect(() => store.merge(saved)).not.toThrow();
+		expect(store.size).toBeLessThanOrEqual(1);
+		expect(store.lookup('c', T0)).toBe('new');
+	});
+
+	it('merges saved keys with its own: the later sighting wins and the order stays by age', () => {
+		const store = new IdempotencyKeyStore(small);
+		store.record('mine', 'pending', T0 + 10);
+		store.merge({ keys: ['old', 'mine', 'newer'], seenAt: [T0, T0 + 5, T0 + 20], states: 'ddd' });
+		expect(store.toPersisted()).toEqual({
+			keys: ['old', 'mine', 'newer'],
+			seenAt: [T0, T0 + 10, T0 + 20],
+			states: 'dpd',
 		});
-		pruneDedupStore(store, T0, DEFAULT_DEDUP_LIMITS);
-		expect(Object.keys(store)).toEqual(['good']);
+		store.record('fourth', 'done', T0 + 30);
+		expect(store.toPersisted().keys).toEqual(['mine', 'newer', 'fourth']);
+	});
+
+	it('does not take back keys it already dropped at the cap', () => {
+		const store = new IdempotencyKeyStore(small);
+		for (let i = 1; i <= 5; i++) store.record(`k${i}`, 'done', T0 + i);
+		store.merge({ keys: ['k1', 'k2'], seenAt: [T0 + 1, T0 + 2], states: 'dd' });
+		expect(store.toPersisted().keys).toEqual(['k3', 'k4', 'k5']);
 	});
 
 	it('remembers a key through the last retry (63 h) and forgets it after the retention', () => {
-		const store = getDedupStore({});
-		recordRun(store, 'k1', 'done', T0, DEFAULT_DEDUP_LIMITS);
-		expect(lookupKey(store, 'k1', T0 + RETRY_WINDOW_MS, DEFAULT_DEDUP_LIMITS)).toBe('done');
-		expect(
-			lookupKey(store, 'k1', T0 + DEFAULT_DEDUP_LIMITS.retentionMs + 1, DEFAULT_DEDUP_LIMITS),
-		).toBe('new');
-		pruneDedupStore(store, T0 + DEFAULT_DEDUP_LIMITS.retentionMs + 1, DEFAULT_DEDUP_LIMITS);
-		expect(store).toEqual({});
+		const store = new IdempotencyKeyStore();
+		store.record('k1', 'done', T0);
+		expect(store.lookup('k1', T0 + RETRY_WINDOW_MS)).toBe('done');
+		const after = T0 + DEFAULT_DEDUP_LIMITS.retentionMs + 1;
+		expect(store.lookup('k1', after)).toBe('new');
+		store.prune(after);
+		expect(store.size).toBe(0);
 	});
 
 	it('keeps a key for the full retention after its last sighting', () => {
-		const store = getDedupStore({});
-		recordRun(store, 'k1', 'done', T0, DEFAULT_DEDUP_LIMITS);
-		touchKey(store, 'k1', T0 + 60 * HOUR);
-		expect(lookupKey(store, 'k1', T0 + 100 * HOUR, DEFAULT_DEDUP_LIMITS)).toBe('done');
+		const store = new IdempotencyKeyStore();
+		store.record('k1', 'done', T0);
+		store.record('k2', 'done', T0 + HOUR);
+		store.touch('k1', T0 + 60 * HOUR);
+		store.prune(T0 + 100 * HOUR);
+		expect(store.lookup('k1', T0 + 100 * HOUR)).toBe('done');
+		expect(store.toPersisted().keys).toEqual(['k1']);
 	});
 
 	it('is bounded: the oldest keys go first', () => {
-		const limits: DedupLimits = { retentionMs: DEFAULT_DEDUP_LIMITS.retentionMs, maxKeys: 3 };
-		const store = getDedupStore({});
-		for (let i = 1; i <= 5; i++) recordRun(store, `k${i}`, 'done', T0 + i, limits);
-		expect(Object.keys(store).sort()).toEqual(['k3', 'k4', 'k5']);
-		expect(lookupKey(store, 'k1', T0 + 10, limits)).toBe('new');
+		const store = new IdempotencyKeyStore(small);
+		for (let i = 1; i <= 5; i++) store.record(`k${i}`, 'done', T0 + i);
+		expect(store.toPersisted().keys).toEqual(['k3', 'k4', 'k5']);
+		expect(store.lookup('k1', T0 + 10)).toBe('new');
 	});
 
-	it('counts the runs of a key and lets a pending key become done', () => {
-		const store = getDedupStore({});
-		recordRun(store, 'k1', 'pending', T0, DEFAULT_DEDUP_LIMITS);
-		expect(lookupKey(store, 'k1', T0 + HOUR, DEFAULT_DEDUP_LIMITS)).toBe('pending');
-		recordRun(store, 'k1', 'pending', T0 + HOUR, DEFAULT_DEDUP_LIMITS);
-		recordRun(store, 'k1', 'done', T0 + 3 * HOUR, DEFAULT_DEDUP_LIMITS);
-		expect(store.k1).toEqual({ at: T0 + 3 * HOUR, state: 'done', runs: 3 });
+	it('lets a pending key become done', () => {
+		const store = new IdempotencyKeyStore();
+		store.record('k1', 'pending', T0);
+		expect(store.lookup('k1', T0 + HOUR)).toBe('pending');
+		store.record('k1', 'done', T0 + 3 * HOUR);
+		expect(store.toPersisted()).toEqual({ keys: ['k1'], seenAt: [T0 + 3 * HOUR], states: 'd' });
+	});
+
+	it('keeps one store per workflow and trigger node in the process, and releases idle ones', () => {
+		const a = idempotencyKeyStoreOf('wf-1', 'node-1', T0);
+		expect(idempotencyKeyStoreOf('wf-1', 'node-1', T0 + 1)).toBe(a);
+		expect(idempotencyKeyStoreOf('wf-1', 'node-2', T0)).not.toBe(a);
+		expect(idempotencyKeyStoreOf('wf-2', 'node-1', T0)).not.toBe(a);
+		const later = T0 + DEFAULT_DEDUP_LIMITS.retentionMs + 2;
+		idempotencyKeyStoreOf('wf-3', 'node-1', later);
+		expect(idempotencyKeyStoreOf('wf-1', 'node-1', later)).not.toBe(a);
 	});
 
 	it('reads the idempotency key of a payload', () => {

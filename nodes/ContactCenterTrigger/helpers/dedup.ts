@@ -1,21 +1,26 @@
 import type { IDataObject } from 'n8n-workflow';
 
 /**
- * Idempotency-key store for write back deliveries, kept in the trigger node's workflow static data.
+ * Idempotency keys of write back deliveries, per trigger node.
  *
  * - `done`: the delivery was accepted with a 2xx; a redelivery is answered 2xx and runs nothing.
  * - `pending`: the workflow was started but its outcome decides the answer ("when the workflow
  *   finishes" mode). The service only redelivers an event it did not get a 2xx for, so a
  *   redelivery of a pending key runs the workflow again: a failed run never loses the event.
+ *
+ * The keys live in the n8n process (one store per workflow and trigger node) and are copied into
+ * the node's workflow static data on every delivery, so that they survive a restart. Memory is
+ * needed because n8n 2.41 does not save static data changed by a webhook call that starts a run:
+ * WorkflowRunner.establishContextForPersistence wraps the same static data object in a new
+ * Workflow, which resets its change flag before the webhook handler saves it. Calls that start no
+ * run (a duplicate, an unselected type) are saved, and so is the first change to empty static data.
  */
 export type DedupState = 'done' | 'pending';
 
-export interface DedupEntry extends IDataObject {
+export interface DedupEntry {
 	/** Last time (epoch ms) the key was seen. */
 	at: number;
 	state: DedupState;
-	/** How many deliveries of the key started a run. */
-	runs: number;
 }
 
 export interface DedupLimits {
@@ -34,74 +39,159 @@ export const DEFAULT_DEDUP_LIMITS: DedupLimits = {
 	maxKeys: 10000,
 };
 
-/** Name of the static-data property holding the store. */
+/** Name of the node static-data property holding the keys. */
 export const DEDUP_STATIC_KEY = 'writeBackIdempotencyKeys';
 
-export type DedupStore = Record<string, DedupEntry>;
-
-function isEntry(value: unknown): value is DedupEntry {
-	if (value === null || typeof value !== 'object') return false;
-	const entry = value as IDataObject;
-	return (
-		typeof entry.at === 'number' &&
-		Number.isFinite(entry.at) &&
-		(entry.state === 'done' || entry.state === 'pending')
-	);
+/**
+ * The keys as saved in static data: parallel arrays, oldest sighting first. n8n wraps every
+ * object in static data in a change-tracking proxy when it loads a workflow, so one object per
+ * key would cost 10 000 proxies on every call; three arrays cost three.
+ */
+export interface PersistedDedupStore extends IDataObject {
+	keys: string[];
+	seenAt: number[];
+	/** One character per key: `d` done, `p` pending. */
+	states: string;
 }
 
-/** The store inside the node's static data, created when missing or unreadable. */
-export function getDedupStore(staticData: IDataObject): DedupStore {
-	const current = staticData[DEDUP_STATIC_KEY];
-	if (current === null || typeof current !== 'object' || Array.isArray(current)) {
-		staticData[DEDUP_STATIC_KEY] = {};
+const STATE_CODES: Record<DedupState, string> = { done: 'd', pending: 'p' };
+
+function stateOfCode(code: string): DedupState | undefined {
+	if (code === 'd') return 'done';
+	if (code === 'p') return 'pending';
+	return undefined;
+}
+
+export class IdempotencyKeyStore {
+	/** In the order of the last sighting, oldest first, so pruning only looks at the front. */
+	private entries = new Map<string, DedupEntry>();
+
+	constructor(private readonly limits: DedupLimits = DEFAULT_DEDUP_LIMITS) {}
+
+	get size(): number {
+		return this.entries.size;
 	}
-	return staticData[DEDUP_STATIC_KEY] as DedupStore;
-}
 
-/** Drops expired or unreadable entries, then the oldest ones beyond `maxKeys`. */
-export function pruneDedupStore(store: DedupStore, now: number, limits: DedupLimits): void {
-	const oldestKept = now - limits.retentionMs;
-	for (const [key, entry] of Object.entries(store)) {
-		if (!isEntry(entry) || entry.at < oldestKept) delete store[key];
+	/**
+	 * Adds keys saved by an earlier n8n process or another one sharing the workflow. A later
+	 * sighting wins. Anything unreadable is skipped: losing a key only means a redelivery runs.
+	 */
+	merge(persisted: unknown): void {
+		if (persisted === null || typeof persisted !== 'object') return;
+		const { keys, seenAt, states } = persisted as Partial<PersistedDedupStore>;
+		if (!Array.isArray(keys) || !Array.isArray(seenAt) || typeof states !== 'string') return;
+		let newestAt = this.newestAt();
+		let outOfOrder = false;
+		const count = Math.min(keys.length, seenAt.length, states.length);
+		for (let i = 0; i < count; i++) {
+			const key = keys[i];
+			const at = seenAt[i];
+			const state = stateOfCode(states[i]);
+			if (typeof key !== 'string' || typeof at !== 'number' || !Number.isFinite(at)) continue;
+			if (state === undefined) continue;
+			const known = this.entries.get(key);
+			if (known !== undefined && known.at >= at) continue;
+			// A key this store already dropped at the cap would only be dropped again.
+			if (known === undefined && this.isFull() && at <= this.oldestAt()) continue;
+			this.entries.delete(key);
+			this.entries.set(key, { at, state });
+			if (at < newestAt) outOfOrder = true;
+			else newestAt = at;
+		}
+		if (outOfOrder) {
+			this.entries = new Map([...this.entries].sort(([, a], [, b]) => a.at - b.at));
+		}
+		while (this.entries.size > this.limits.maxKeys) {
+			this.entries.delete(this.entries.keys().next().value as string);
+		}
 	}
-	const keys = Object.keys(store);
-	if (keys.length <= limits.maxKeys) return;
-	const byAge = keys.sort((a, b) => store[a].at - store[b].at);
-	for (const key of byAge.slice(0, keys.length - limits.maxKeys)) delete store[key];
+
+	/** State of a key: `new` when never seen or no longer remembered. */
+	lookup(key: string, now: number): DedupState | 'new' {
+		const entry = this.entries.get(key);
+		if (entry === undefined || entry.at < now - this.limits.retentionMs) return 'new';
+		return entry.state;
+	}
+
+	/** Records that a delivery of `key` starts a run, in the given state. */
+	record(key: string, state: DedupState, now: number): void {
+		this.entries.delete(key);
+		this.entries.set(key, { at: now, state });
+		this.prune(now);
+	}
+
+	/** Records that a redelivery of a known key was seen, so it is kept for the full window. */
+	touch(key: string, now: number): void {
+		const entry = this.entries.get(key);
+		if (entry === undefined) return;
+		this.entries.delete(key);
+		this.entries.set(key, { at: Math.max(entry.at, now), state: entry.state });
+	}
+
+	private isFull(): boolean {
+		return this.entries.size >= this.limits.maxKeys;
+	}
+
+	private oldestAt(): number {
+		return this.entries.values().next().value?.at ?? -Infinity;
+	}
+
+	private newestAt(): number {
+		let newest = -Infinity;
+		for (const entry of this.entries.values()) newest = Math.max(newest, entry.at);
+		return newest;
+	}
+
+	/** Drops expired keys, then the oldest beyond `maxKeys`: only entries at the front are visited. */
+	prune(now: number): void {
+		const oldestKept = now - this.limits.retentionMs;
+		for (const [key, entry] of this.entries) {
+			if (entry.at >= oldestKept && this.entries.size <= this.limits.maxKeys) break;
+			this.entries.delete(key);
+		}
+	}
+
+	toPersisted(): PersistedDedupStore {
+		const keys: string[] = [];
+		const seenAt: number[] = [];
+		let states = '';
+		for (const [key, entry] of this.entries) {
+			keys.push(key);
+			seenAt.push(entry.at);
+			states += STATE_CODES[entry.state];
+		}
+		return { keys, seenAt, states };
+	}
 }
 
-/** State of a key: `new` when never seen or no longer remembered. */
-export function lookupKey(
-	store: DedupStore,
-	key: string,
+interface RegisteredStore {
+	store: IdempotencyKeyStore;
+	lastUsed: number;
+}
+
+const storesByTrigger = new Map<string, RegisteredStore>();
+
+/**
+ * The in-memory store of one trigger node of one workflow. Stores unused for the retention time
+ * are released, so deleted workflows do not keep memory.
+ */
+export function idempotencyKeyStoreOf(
+	workflowId: string,
+	nodeId: string,
 	now: number,
-	limits: DedupLimits,
-): DedupState | 'new' {
-	const entry = store[key];
-	if (!isEntry(entry) || entry.at < now - limits.retentionMs) return 'new';
-	return entry.state;
-}
-
-/** Records that a delivery of `key` starts a run, in the given state. */
-export function recordRun(
-	store: DedupStore,
-	key: string,
-	state: DedupState,
-	now: number,
-	limits: DedupLimits,
-): void {
-	const previous = store[key];
-	const runs = isEntry(previous) && typeof previous.runs === 'number' ? previous.runs + 1 : 1;
-	// Delete first so that the key moves to the end of the insertion order.
-	delete store[key];
-	store[key] = { at: now, state, runs };
-	pruneDedupStore(store, now, limits);
-}
-
-/** Records that a redelivery of an already accepted key was seen, so it is kept for the full window. */
-export function touchKey(store: DedupStore, key: string, now: number): void {
-	const entry = store[key];
-	if (isEntry(entry)) entry.at = Math.max(entry.at, now);
+	limits: DedupLimits = DEFAULT_DEDUP_LIMITS,
+): IdempotencyKeyStore {
+	for (const [id, registered] of storesByTrigger) {
+		if (registered.lastUsed < now - limits.retentionMs) storesByTrigger.delete(id);
+	}
+	const id = `${workflowId}\u0000${nodeId}`;
+	let registered = storesByTrigger.get(id);
+	if (registered === undefined) {
+		registered = { store: new IdempotencyKeyStore(limits), lastUsed: now };
+		storesByTrigger.set(id, registered);
+	}
+	registered.lastUsed = now;
+	return registered.store;
 }
 
 /** The idempotency key of a write back payload, or undefined when it carries none usable. */
