@@ -413,6 +413,69 @@ describe('trigger endpoints with signed requests (undici)', () => {
 		);
 	});
 
+	/** Write back keys accepted by calls that started a run, for the restart test at the end. */
+	const acceptedOneAfterAnother: string[] = [];
+
+	/** Waits until every execution of the workflow finished and one of them carries `key`. */
+	async function writeBackExecutionsUntil(key: string): Promise<Json[]> {
+		return await waitFor(
+			async () => {
+				const list = await executionsOf(workflowId('writeBack'), true);
+				const done = list.filter(
+					(e) => e.finished || e.status === 'success' || e.status === 'error',
+				);
+				return done.some(
+					(e) => triggerOutput(e, 'Conversation resolved or pending')?.idempotencyKey === key,
+				) && done.length === list.length
+					? list
+					: undefined;
+			},
+			{ what: `the write back execution of ${key}` },
+		);
+	}
+
+	test('write back: redeliveries of events accepted one after another are all recognised, and the saved static data lists every key', async () => {
+		const id = workflowId('writeBack');
+		const before = (await executionsOf(id)).length;
+		const stamp = Date.now();
+		const keys = ['c1', 'c2', 'c3'].map((k) => `wb-${stamp}-${k}`);
+		acceptedOneAfterAnother.push(...keys);
+		for (const key of keys) {
+			const res = await postSigned(webhook('writeBack'), writeBack(key, `conv-${key}`), {
+				secret: secret('writeBack'),
+			});
+			expect(res.status).toBe(200);
+			await writeBackExecutionsUntil(key);
+		}
+		// Not the first key first: each was accepted by a call that started a run.
+		for (const key of [keys[1], keys[2], keys[0]]) {
+			const res = await postSigned(webhook('writeBack'), writeBack(key, `conv-${key}`), {
+				secret: secret('writeBack'),
+			});
+			expect({ key, status: res.status, body: res.json }).toEqual({
+				key,
+				status: 200,
+				body: { received: true, duplicate: true, idempotencyKey: key },
+			});
+		}
+		const sentinel = `wb-${stamp}-sentinel`;
+		await postSigned(webhook('writeBack'), writeBack(sentinel, 'conv-sentinel'), {
+			secret: secret('writeBack'),
+		});
+		const executions = await writeBackExecutionsUntil(sentinel);
+		const ran = executions
+			.slice(0, executions.length - before)
+			.map((e) => triggerOutput(e, 'Conversation resolved or pending')?.idempotencyKey)
+			.sort();
+		expect(ran).toEqual([...keys, sentinel].sort());
+
+		// What n8n saved with the workflow, read back through its public API.
+		const workflow = await rt.publicApi(instance(), 'GET', `/workflows/${id}`);
+		const saved =
+			workflow.staticData?.['node:Conversation resolved or pending']?.writeBackIdempotencyKeys;
+		expect(saved?.keys).toEqual(expect.arrayContaining(keys));
+	});
+
 	test('notification: 204 with an empty body, and the alert is composed', async () => {
 		const id = workflowId('notification');
 		const before = (await executionsOf(id)).length;
@@ -498,5 +561,23 @@ describe('trigger endpoints with signed requests (undici)', () => {
 			},
 		);
 		expect(await counts()).toEqual({ ...before, notification: before.notification + 1 });
+	});
+
+	// Last: it restarts n8n.
+	test('write back: after an n8n restart, redeliveries of accepted events are still recognised', async () => {
+		expect(acceptedOneAfterAnother).toHaveLength(3);
+		await rt.stopServer(instance());
+		await rt.startServer(instance(), { log: (line: string) => report(`[e2e] ${line}`) });
+		await rt.waitForWebhook(webhook('writeBack'));
+		for (const key of acceptedOneAfterAnother) {
+			const res = await postSigned(webhook('writeBack'), writeBack(key, `conv-${key}`), {
+				secret: secret('writeBack'),
+			});
+			expect({ key, status: res.status, body: res.json }).toEqual({
+				key,
+				status: 200,
+				body: { received: true, duplicate: true, idempotencyKey: key },
+			});
+		}
 	});
 });
