@@ -415,6 +415,7 @@ describe('Contact Center Trigger: deduplication by idempotency key', () => {
 				keys: ['idem-1', 'idem-2'],
 				seenAt: [expect.any(Number), expect.any(Number)],
 				states: 'dd',
+				writtenBy: expect.any(String),
 			},
 		});
 	});

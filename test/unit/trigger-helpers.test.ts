@@ -8,6 +8,7 @@ import {
 	IdempotencyKeyStore,
 	RETRY_WINDOW_MS,
 	type DedupLimits,
+	type PersistedDedupStore,
 } from '../../nodes/ContactCenterTrigger/helpers/dedup';
 import {
 	buildAttributes,
@@ -77,7 +78,12 @@ describe('idempotency-key store', () => {
 		const store = new IdempotencyKeyStore();
 		store.record('k1', 'done', T0);
 		store.record('k2', 'pending', T0 + 1);
-		expect(store.toPersisted()).toEqual({ keys: ['k1', 'k2'], seenAt: [T0, T0 + 1], states: 'dp' });
+		expect(store.toPersisted()).toEqual({
+			keys: ['k1', 'k2'],
+			seenAt: [T0, T0 + 1],
+			states: 'dp',
+			writtenBy: expect.any(String),
+		});
 
 		const reloaded = new IdempotencyKeyStore();
 		reloaded.merge(roundTrip(store));
@@ -110,6 +116,7 @@ describe('idempotency-key store', () => {
 			keys: ['old', 'mine', 'newer'],
 			seenAt: [T0, T0 + 10, T0 + 20],
 			states: 'dpd',
+			writtenBy: expect.any(String),
 		});
 		store.record('fourth', 'done', T0 + 30);
 		expect(store.toPersisted().keys).toEqual(['mine', 'newer', 'fourth']);
@@ -154,7 +161,26 @@ describe('idempotency-key store', () => {
 		store.record('k1', 'pending', T0);
 		expect(store.lookup('k1', T0 + HOUR)).toBe('pending');
 		store.record('k1', 'done', T0 + 3 * HOUR);
-		expect(store.toPersisted()).toEqual({ keys: ['k1'], seenAt: [T0 + 3 * HOUR], states: 'd' });
+		expect(store.toPersisted()).toEqual({
+			keys: ['k1'],
+			seenAt: [T0 + 3 * HOUR],
+			states: 'd',
+			writtenBy: expect.any(String),
+		});
+	});
+
+	it('skips merging a copy it wrote itself, and merges the copy of another store', () => {
+		const store = new IdempotencyKeyStore();
+		store.record('k1', 'done', T0);
+		const ownCopy = roundTrip(store) as PersistedDedupStore;
+		ownCopy.keys.push('k2');
+		ownCopy.seenAt.push(T0 + 1);
+		ownCopy.states += 'd';
+		store.merge(ownCopy);
+		expect(store.lookup('k2', T0 + 2)).toBe('new');
+
+		store.merge({ ...ownCopy, writtenBy: new IdempotencyKeyStore().toPersisted().writtenBy });
+		expect(store.lookup('k2', T0 + 2)).toBe('done');
 	});
 
 	it('keeps one store per workflow and trigger node in the process, and releases idle ones', () => {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 /**
@@ -52,6 +53,8 @@ export interface PersistedDedupStore extends IDataObject {
 	seenAt: number[];
 	/** One character per key: `d` done, `p` pending. */
 	states: string;
+	/** The in-process store that wrote it: what it wrote itself it need not merge again. */
+	writtenBy: string;
 }
 
 const STATE_CODES: Record<DedupState, string> = { done: 'd', pending: 'p' };
@@ -66,6 +69,8 @@ export class IdempotencyKeyStore {
 	/** In the order of the last sighting, oldest first, so pruning only looks at the front. */
 	private entries = new Map<string, DedupEntry>();
 
+	private readonly id = randomUUID();
+
 	constructor(private readonly limits: DedupLimits = DEFAULT_DEDUP_LIMITS) {}
 
 	get size(): number {
@@ -78,7 +83,9 @@ export class IdempotencyKeyStore {
 	 */
 	merge(persisted: unknown): void {
 		if (persisted === null || typeof persisted !== 'object') return;
-		const { keys, seenAt, states } = persisted as Partial<PersistedDedupStore>;
+		const { keys, seenAt, states, writtenBy } = persisted as Partial<PersistedDedupStore>;
+		// Its own copy holds no key this store lacks or has seen later.
+		if (writtenBy === this.id) return;
 		if (!Array.isArray(keys) || !Array.isArray(seenAt) || typeof states !== 'string') return;
 		let newestAt = this.newestAt();
 		let outOfOrder = false;
@@ -160,7 +167,7 @@ export class IdempotencyKeyStore {
 			seenAt.push(entry.at);
 			states += STATE_CODES[entry.state];
 		}
-		return { keys, seenAt, states };
+		return { keys, seenAt, states, writtenBy: this.id };
 	}
 }
 
