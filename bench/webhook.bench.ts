@@ -15,7 +15,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Pool, request } from 'undici';
 
-import { DEDUP_STATIC_KEY, IdempotencyKeyStore } from '../nodes/ContactCenterTrigger/helpers/dedup';
+import {
+	DEDUP_STATIC_KEY,
+	IdempotencyKeyStore,
+	PERSISTED_RECORD_LENGTH,
+} from '../nodes/ContactCenterTrigger/helpers/dedup';
 import * as runtimeModule from '../scripts/lib/n8n-runtime';
 import { DEFAULT_SIGNING_SECRET } from '../test/simulator';
 import { fmt, median, percentile, recordSection, type Figure } from './results';
@@ -197,7 +201,7 @@ async function storedKeys(instance: Instance, workflowId: string): Promise<numbe
 		const row = db.prepare('SELECT staticData FROM workflow_entity WHERE id = ?').get(process.argv[2]);
 		const data = row && row.staticData ? JSON.parse(row.staticData) : {};
 		const store = (data[${JSON.stringify(`node:${TRIGGER_NODE}`)}] || {})[${JSON.stringify(DEDUP_STATIC_KEY)}] || {};
-		process.stdout.write(String(Array.isArray(store.keys) ? store.keys.length : 0));
+		process.stdout.write(String(typeof store.records === 'string' ? store.records.length / ${PERSISTED_RECORD_LENGTH} : 0));
 	`;
 	const { stdout } = await rt.run(instance.runtime.nodeBin, ['--no-warnings', '-e', script, db, workflowId], {
 		env: { ...process.env, NODE_OPTIONS: '' },
@@ -364,7 +368,7 @@ describe('Benchmark 4a: webhook throughput in a real n8n', () => {
 		const notes = [
 			"n8n 2.41 runs expressions in V8 isolates (expression engine 'vm', pool size 1) and, for production webhooks, skips acquiring one only when the start node is the core Webhook node (type n8n-nodes-base.webhook, version > 1, static parameters, natively resolvable webhook description: packages/cli/src/webhooks/live-webhooks.ts webhookPhaseNeedsIsolate). An isolate is used once: acquiring pops the warm one (or builds one cold when the pool is empty) and releasing disposes it, after which the pool builds a new one (@n8n/expression-runtime isolate-pool.js). So every call to any other trigger, this one included, costs the creation of one more V8 isolate before its run starts, whatever the node does; for a version 1 node n8n also evaluates `$parameter.options.binaryData` through the engine (webhook-helpers.js parseRequestBody). The notification endpoint, which has no dedup store, shows the same gap, and the cause check with the legacy engine shows how much of it this accounts for.",
 
-			`n8n also loads the workflow with its static data from the database for every production webhook call and writes the static data back when it changed (live-webhooks.ts: saveStaticData). The trigger keeps the keys in memory and writes them into static data as three arrays on every write back call (helpers/dedup.ts), so a call on a full store costs a read and a write of about 0.5 MB; the full-store figure shows that cost against the empty store.`,
+			`n8n also loads the workflow with its static data from the database for every production webhook call and writes the static data back when it changed (live-webhooks.ts: saveStaticData). The trigger keeps the keys in memory and writes them into static data on every write back call, 18 characters per key (helpers/dedup.ts), so a call on a full store reads about 180 KB with the workflow, and every execution n8n saves carries a copy; the full-store figure shows that cost against the empty store.`,
 			'n8n 2.41 does not save static data changed by a webhook call that starts a run: WorkflowRunner.establishContextForPersistence wraps the same static data object in a new Workflow, which resets its change flag, before live-webhooks saves it (found with a trace in the real n8n). That is why the trigger keeps the keys in the process: redeliveries are recognised from memory, and every call that starts no run (a duplicate, an unselected type) is saved with all keys, which the redelivery after the restart relies on.',
 		];
 		if (keysInDb < triggerSent) {

@@ -1,4 +1,4 @@
-import { randomUUID } from 'crypto';
+import { createHash, randomUUID } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 /**
@@ -15,6 +15,9 @@ import type { IDataObject } from 'n8n-workflow';
  * WorkflowRunner.establishContextForPersistence wraps the same static data object in a new
  * Workflow, which resets its change flag before the webhook handler saves it. Calls that start no
  * run (a duplicate, an unselected type) are saved, and so is the first change to empty static data.
+ *
+ * The store holds fingerprints of the keys, not the keys: n8n copies the workflow's static data
+ * into every execution it saves, so the saved form is kept small (18 characters per key).
  */
 export type DedupState = 'done' | 'pending';
 
@@ -43,30 +46,39 @@ export const DEFAULT_DEDUP_LIMITS: DedupLimits = {
 /** Name of the node static-data property holding the keys. */
 export const DEDUP_STATIC_KEY = 'writeBackIdempotencyKeys';
 
+/** Characters of a key's fingerprint: 72 bits of its SHA-256, base64url. */
+const FINGERPRINT_LENGTH = 12;
+/** Minutes since the epoch in base 36, zero-padded: five digits last until the year 2084. */
+const MINUTE_LENGTH = 5;
+/** One saved key: fingerprint, minute of the last sighting, state code. */
+export const PERSISTED_RECORD_LENGTH = FINGERPRINT_LENGTH + MINUTE_LENGTH + 1;
+
+const MINUTE_MS = 60_000;
+const RECORD_PATTERN = /^[A-Za-z0-9_-]{12}[0-9a-z]{5}[dp]$/;
+
 /**
- * The keys as saved in static data: parallel arrays, oldest sighting first. n8n wraps every
- * object in static data in a change-tracking proxy when it loads a workflow, so one object per
- * key would cost 10 000 proxies on every call; three arrays cost three.
+ * What a delivery's key is remembered by. With 10 000 keys kept, a new key matches a remembered
+ * one by chance with a probability of about 2e-18.
+ */
+export function fingerprintOf(key: string): string {
+	return createHash('sha256').update(key).digest('base64url').slice(0, FINGERPRINT_LENGTH);
+}
+
+/**
+ * The keys as saved in static data: one string of fixed-width records, oldest sighting first.
+ * A string is also what n8n loads cheapest: it wraps every object in static data in a
+ * change-tracking proxy on each call.
  */
 export interface PersistedDedupStore extends IDataObject {
-	keys: string[];
-	seenAt: number[];
-	/** One character per key: `d` done, `p` pending. */
-	states: string;
+	records: string;
 	/** The in-process store that wrote it: what it wrote itself it need not merge again. */
 	writtenBy: string;
 }
 
 const STATE_CODES: Record<DedupState, string> = { done: 'd', pending: 'p' };
 
-function stateOfCode(code: string): DedupState | undefined {
-	if (code === 'd') return 'done';
-	if (code === 'p') return 'pending';
-	return undefined;
-}
-
 export class IdempotencyKeyStore {
-	/** In the order of the last sighting, oldest first, so pruning only looks at the front. */
+	/** By fingerprint, in the order of the last sighting, oldest first, so pruning only looks at the front. */
 	private entries = new Map<string, DedupEntry>();
 
 	private readonly id = randomUUID();
@@ -83,25 +95,27 @@ export class IdempotencyKeyStore {
 	 */
 	merge(persisted: unknown): void {
 		if (persisted === null || typeof persisted !== 'object') return;
-		const { keys, seenAt, states, writtenBy } = persisted as Partial<PersistedDedupStore>;
+		const { records, writtenBy } = persisted as Partial<PersistedDedupStore>;
 		// Its own copy holds no key this store lacks or has seen later.
-		if (writtenBy === this.id) return;
-		if (!Array.isArray(keys) || !Array.isArray(seenAt) || typeof states !== 'string') return;
+		if (writtenBy === this.id || typeof records !== 'string') return;
 		let newestAt = this.newestAt();
 		let outOfOrder = false;
-		const count = Math.min(keys.length, seenAt.length, states.length);
-		for (let i = 0; i < count; i++) {
-			const key = keys[i];
-			const at = seenAt[i];
-			const state = stateOfCode(states[i]);
-			if (typeof key !== 'string' || typeof at !== 'number' || !Number.isFinite(at)) continue;
-			if (state === undefined) continue;
-			const known = this.entries.get(key);
+		for (
+			let start = 0;
+			start + PERSISTED_RECORD_LENGTH <= records.length;
+			start += PERSISTED_RECORD_LENGTH
+		) {
+			const record = records.slice(start, start + PERSISTED_RECORD_LENGTH);
+			if (!RECORD_PATTERN.test(record)) continue;
+			const fingerprint = record.slice(0, FINGERPRINT_LENGTH);
+			const at = parseInt(record.slice(FINGERPRINT_LENGTH, -1), 36) * MINUTE_MS;
+			const state = record.endsWith('d') ? 'done' : 'pending';
+			const known = this.entries.get(fingerprint);
 			if (known !== undefined && known.at >= at) continue;
 			// A key this store already dropped at the cap would only be dropped again.
 			if (known === undefined && this.isFull() && at <= this.oldestAt()) continue;
-			this.entries.delete(key);
-			this.entries.set(key, { at, state });
+			this.entries.delete(fingerprint);
+			this.entries.set(fingerprint, { at, state });
 			if (at < newestAt) outOfOrder = true;
 			else newestAt = at;
 		}
@@ -115,24 +129,26 @@ export class IdempotencyKeyStore {
 
 	/** State of a key: `new` when never seen or no longer remembered. */
 	lookup(key: string, now: number): DedupState | 'new' {
-		const entry = this.entries.get(key);
+		const entry = this.entries.get(fingerprintOf(key));
 		if (entry === undefined || entry.at < now - this.limits.retentionMs) return 'new';
 		return entry.state;
 	}
 
 	/** Records that a delivery of `key` starts a run, in the given state. */
 	record(key: string, state: DedupState, now: number): void {
-		this.entries.delete(key);
-		this.entries.set(key, { at: now, state });
+		const fingerprint = fingerprintOf(key);
+		this.entries.delete(fingerprint);
+		this.entries.set(fingerprint, { at: now, state });
 		this.prune(now);
 	}
 
 	/** Records that a redelivery of a known key was seen, so it is kept for the full window. */
 	touch(key: string, now: number): void {
-		const entry = this.entries.get(key);
+		const fingerprint = fingerprintOf(key);
+		const entry = this.entries.get(fingerprint);
 		if (entry === undefined) return;
-		this.entries.delete(key);
-		this.entries.set(key, { at: Math.max(entry.at, now), state: entry.state });
+		this.entries.delete(fingerprint);
+		this.entries.set(fingerprint, { at: Math.max(entry.at, now), state: entry.state });
 	}
 
 	private isFull(): boolean {
@@ -152,22 +168,22 @@ export class IdempotencyKeyStore {
 	/** Drops expired keys, then the oldest beyond `maxKeys`: only entries at the front are visited. */
 	prune(now: number): void {
 		const oldestKept = now - this.limits.retentionMs;
-		for (const [key, entry] of this.entries) {
+		for (const [fingerprint, entry] of this.entries) {
 			if (entry.at >= oldestKept && this.entries.size <= this.limits.maxKeys) break;
-			this.entries.delete(key);
+			this.entries.delete(fingerprint);
 		}
 	}
 
+	/** Sightings are saved rounded up to the minute, so a reloaded key is kept slightly longer, never shorter. */
 	toPersisted(): PersistedDedupStore {
-		const keys: string[] = [];
-		const seenAt: number[] = [];
-		let states = '';
-		for (const [key, entry] of this.entries) {
-			keys.push(key);
-			seenAt.push(entry.at);
-			states += STATE_CODES[entry.state];
+		const records: string[] = [];
+		for (const [fingerprint, entry] of this.entries) {
+			const minute = Math.ceil(entry.at / MINUTE_MS)
+				.toString(36)
+				.padStart(MINUTE_LENGTH, '0');
+			records.push(fingerprint + minute + STATE_CODES[entry.state]);
 		}
-		return { keys, seenAt, states, writtenBy: this.id };
+		return { records: records.join(''), writtenBy: this.id };
 	}
 }
 
