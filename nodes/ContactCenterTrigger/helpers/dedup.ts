@@ -25,6 +25,8 @@ export interface DedupEntry {
 	/** Last time (epoch ms) the key was seen. */
 	at: number;
 	state: DedupState;
+	/** The entry as saved: encoded once, as every call saves all entries. */
+	saved: string;
 }
 
 export interface DedupLimits {
@@ -77,6 +79,14 @@ export interface PersistedDedupStore extends IDataObject {
 
 const STATE_CODES: Record<DedupState, string> = { done: 'd', pending: 'p' };
 
+/** Sightings are saved rounded up to the minute, so a reloaded key is kept slightly longer, never shorter. */
+function entryOf(fingerprint: string, at: number, state: DedupState): DedupEntry {
+	const minute = Math.ceil(at / MINUTE_MS)
+		.toString(36)
+		.padStart(MINUTE_LENGTH, '0');
+	return { at, state, saved: fingerprint + minute + STATE_CODES[state] };
+}
+
 export class IdempotencyKeyStore {
 	/** By fingerprint, in the order of the last sighting, oldest first, so pruning only looks at the front. */
 	private entries = new Map<string, DedupEntry>();
@@ -115,7 +125,7 @@ export class IdempotencyKeyStore {
 			// A key this store already dropped at the cap would only be dropped again.
 			if (known === undefined && this.isFull() && at <= this.oldestAt()) continue;
 			this.entries.delete(fingerprint);
-			this.entries.set(fingerprint, { at, state });
+			this.entries.set(fingerprint, { at, state, saved: record });
 			if (at < newestAt) outOfOrder = true;
 			else newestAt = at;
 		}
@@ -138,7 +148,7 @@ export class IdempotencyKeyStore {
 	record(key: string, state: DedupState, now: number): void {
 		const fingerprint = fingerprintOf(key);
 		this.entries.delete(fingerprint);
-		this.entries.set(fingerprint, { at: now, state });
+		this.entries.set(fingerprint, entryOf(fingerprint, now, state));
 		this.prune(now);
 	}
 
@@ -148,7 +158,7 @@ export class IdempotencyKeyStore {
 		const entry = this.entries.get(fingerprint);
 		if (entry === undefined) return;
 		this.entries.delete(fingerprint);
-		this.entries.set(fingerprint, { at: Math.max(entry.at, now), state: entry.state });
+		this.entries.set(fingerprint, entryOf(fingerprint, Math.max(entry.at, now), entry.state));
 	}
 
 	private isFull(): boolean {
@@ -174,16 +184,10 @@ export class IdempotencyKeyStore {
 		}
 	}
 
-	/** Sightings are saved rounded up to the minute, so a reloaded key is kept slightly longer, never shorter. */
 	toPersisted(): PersistedDedupStore {
-		const records: string[] = [];
-		for (const [fingerprint, entry] of this.entries) {
-			const minute = Math.ceil(entry.at / MINUTE_MS)
-				.toString(36)
-				.padStart(MINUTE_LENGTH, '0');
-			records.push(fingerprint + minute + STATE_CODES[entry.state]);
-		}
-		return { records: records.join(''), writtenBy: this.id };
+		let records = '';
+		for (const entry of this.entries.values()) records += entry.saved;
+		return { records, writtenBy: this.id };
 	}
 }
 
