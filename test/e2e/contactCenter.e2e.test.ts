@@ -378,20 +378,7 @@ describe('trigger endpoints with signed requests (undici)', () => {
 			secret: secret('writeBack'),
 		});
 		expect(res.status).toBe(200);
-		const executions = await waitFor(
-			async () => {
-				const list = await executionsOf(id, true);
-				const done = list.filter(
-					(e) => e.finished || e.status === 'success' || e.status === 'error',
-				);
-				return done.some(
-					(e) => triggerOutput(e, 'Conversation resolved or pending')?.idempotencyKey === sentinel,
-				) && done.length === list.length
-					? list
-					: undefined;
-			},
-			{ what: 'the write back executions' },
-		);
+		const executions = await writeBackExecutionsUntil(sentinel);
 		const newOnes: Json[] = executions.slice(0, executions.length - before);
 		const keys = newOnes
 			.map((e) => triggerOutput(e, 'Conversation resolved or pending')?.idempotencyKey)
