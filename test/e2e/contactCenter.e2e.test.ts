@@ -422,6 +422,18 @@ describe('trigger endpoints with signed requests (undici)', () => {
 		);
 	}
 
+	/** Delivers the write back of `key` again and expects the answer for an already accepted key. */
+	async function redeliverExpectingDuplicate(key: string): Promise<void> {
+		const res = await postSigned(webhook('writeBack'), writeBack(key, `conv-${key}`), {
+			secret: secret('writeBack'),
+		});
+		expect({ key, status: res.status, body: res.json }).toEqual({
+			key,
+			status: 200,
+			body: { received: true, duplicate: true, idempotencyKey: key },
+		});
+	}
+
 	test('write back: redeliveries of events accepted one after another are all recognised, and the saved static data lists every key', async () => {
 		const id = workflowId('writeBack');
 		const before = (await executionsOf(id)).length;
@@ -437,14 +449,7 @@ describe('trigger endpoints with signed requests (undici)', () => {
 		}
 		// Not the first key first: each was accepted by a call that started a run.
 		for (const key of [keys[1], keys[2], keys[0]]) {
-			const res = await postSigned(webhook('writeBack'), writeBack(key, `conv-${key}`), {
-				secret: secret('writeBack'),
-			});
-			expect({ key, status: res.status, body: res.json }).toEqual({
-				key,
-				status: 200,
-				body: { received: true, duplicate: true, idempotencyKey: key },
-			});
+			await redeliverExpectingDuplicate(key);
 		}
 		const sentinel = `wb-${stamp}-sentinel`;
 		await postSigned(webhook('writeBack'), writeBack(sentinel, 'conv-sentinel'), {
@@ -559,14 +564,7 @@ describe('trigger endpoints with signed requests (undici)', () => {
 		await rt.startServer(instance(), { log: (line: string) => report(`[e2e] ${line}`) });
 		await rt.waitForWebhook(webhook('writeBack'));
 		for (const key of acceptedOneAfterAnother) {
-			const res = await postSigned(webhook('writeBack'), writeBack(key, `conv-${key}`), {
-				secret: secret('writeBack'),
-			});
-			expect({ key, status: res.status, body: res.json }).toEqual({
-				key,
-				status: 200,
-				body: { received: true, duplicate: true, idempotencyKey: key },
-			});
+			await redeliverExpectingDuplicate(key);
 		}
 	});
 });

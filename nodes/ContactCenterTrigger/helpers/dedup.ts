@@ -21,7 +21,7 @@ import type { IDataObject } from 'n8n-workflow';
  */
 export type DedupState = 'done' | 'pending';
 
-export interface DedupEntry {
+interface DedupEntry {
 	/** Last time (epoch ms) the key was seen. */
 	at: number;
 	state: DedupState;
