@@ -22,6 +22,9 @@
  *   CONTACT_CENTER_RUNTIME_CACHE (~/.cache/n8n-nodes-contact-center)   where Node 24 and n8n are installed
  */
 const path = require('node:path');
+
+require('./check-install').exitUnlessInstalled();
+
 const rt = require('./lib/n8n-runtime');
 const setup = require('./lib/local-setup');
 
