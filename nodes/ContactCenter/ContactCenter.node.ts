@@ -21,9 +21,10 @@ export class ContactCenter implements INodeType {
 		},
 		group: ['output'],
 		version: 1,
-		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
+		subtitle:
+			'={{ {"proactiveMessage:send": "Send Message", "proactiveMessage:getStatus": "Get Message Status", "proactiveMessage:getFailed": "Get Failed Messages", "metric:get": "Get Metric", "metric:getSnapshot": "Get Metric Snapshot", "crmLookup:respond": "Respond to Lookup"}[$parameter["resource"] + ":" + $parameter["operation"]] }}',
 		description:
-			'Send SMS and WhatsApp messages, read their statuses and pull real-time contact-center metrics',
+			'Send SMS and WhatsApp messages, read their delivery statuses, read real-time contact-center metrics and answer CRM lookups',
 		defaults: { name: 'Contact Center' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],

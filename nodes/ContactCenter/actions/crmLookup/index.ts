@@ -17,7 +17,7 @@ export const description: INodeProperties[] = [
 				value: 'respond',
 				description:
 					'Answer the lookup that started this workflow (Contact Center Trigger, Endpoint: Lookup): 200 with attributes, or 404',
-				action: 'Respond to a CRM lookup',
+				action: 'Respond to CRM lookup',
 			},
 		],
 		default: 'respond',

@@ -1,0 +1,157 @@
+/**
+ * What n8n's nodes panel and canvas show: codex aliases it searches, action names, the canvas
+ * subtitle of every operation, and the package metadata every link derives from.
+ */
+import {
+	Workflow,
+	type INodeProperties,
+	type INodePropertyOptions,
+	type INodeTypes,
+} from 'n8n-workflow';
+
+import { ContactCenterOAuth2Api } from '../../credentials/ContactCenterOAuth2Api.credentials';
+import { ContactCenterSigningSecretApi } from '../../credentials/ContactCenterSigningSecretApi.credentials';
+import actionCodex from '../../nodes/ContactCenter/ContactCenter.node.json';
+import { ContactCenter } from '../../nodes/ContactCenter/ContactCenter.node';
+import triggerCodex from '../../nodes/ContactCenterTrigger/ContactCenterTrigger.node.json';
+import packageJson from '../../package.json';
+
+const { description } = new ContactCenter();
+
+function optionsOf(name: string, resource?: string): INodePropertyOptions[] {
+	const property = description.properties.find(
+		(p: INodeProperties) =>
+			p.name === name && (!resource || p.displayOptions?.show?.resource?.includes(resource)),
+	);
+	return (property?.options ?? []) as INodePropertyOptions[];
+}
+
+const operations = optionsOf('resource').flatMap((resource) =>
+	optionsOf('operation', resource.value as string).map((operation) => ({
+		resource: resource.value as string,
+		operation,
+	})),
+);
+
+function subtitleFor(resource: string, operation: string): unknown {
+	const node = {
+		id: 'subtitle',
+		name: 'Contact Center',
+		type: 'n8n-nodes-contact-center.contactCenter',
+		typeVersion: 1,
+		position: [0, 0] as [number, number],
+		parameters: { resource, operation },
+	};
+	const nodeTypes = { getByName: () => undefined, getByNameAndVersion: () => undefined };
+	const workflow = new Workflow({
+		nodes: [node],
+		connections: {},
+		active: false,
+		nodeTypes: nodeTypes as unknown as INodeTypes,
+	});
+	return workflow.expression.getSimpleParameterValue(
+		node,
+		description.subtitle as string,
+		'internal',
+		{},
+	);
+}
+
+describe('nodes panel search (codex alias)', () => {
+	const searchedFor = (aliases: string[], word: string) =>
+		aliases.some((alias) => alias.toLowerCase() === word.toLowerCase());
+
+	it.each([
+		'SMS',
+		'Send SMS',
+		'Text Message',
+		'WhatsApp',
+		'WhatsApp Template',
+		'Metric',
+		'Metrics',
+		'Dashboard',
+		'Queue',
+		'CRM',
+		'Lookup',
+	])('the Contact Center node is found by "%s"', (word) => {
+		expect(searchedFor(actionCodex.alias, word)).toBe(true);
+	});
+
+	it.each(['CRM', 'Lookup', 'Write Back', 'Notification'])(
+		'the Contact Center Trigger is found by "%s"',
+		(word) => {
+			expect(searchedFor(triggerCodex.alias, word)).toBe(true);
+		},
+	);
+
+	it('codex files name their own node type', () => {
+		expect(actionCodex.node).toBe(`${packageJson.name}.contactCenter`);
+		expect(triggerCodex.node).toBe(`${packageJson.name}.contactCenterTrigger`);
+	});
+});
+
+describe('Contact Center node description', () => {
+	it('says what the node does', () => {
+		expect(description.description).toMatch(/SMS/);
+		expect(description.description).toMatch(/WhatsApp/);
+		expect(description.description).toMatch(/metrics/);
+	});
+
+	it('has an operation for each resource', () => {
+		expect(operations.map(({ resource, operation }) => `${resource}:${operation.value}`)).toEqual([
+			'proactiveMessage:send',
+			'proactiveMessage:getStatus',
+			'proactiveMessage:getFailed',
+			'metric:get',
+			'metric:getSnapshot',
+			'crmLookup:respond',
+		]);
+	});
+
+	it.each(operations)(
+		'$resource / $operation.name: action name in sentence case, without articles',
+		({ operation }) => {
+			const withoutNames = operation.action?.replace(/SMS|WhatsApp|CRM/g, '');
+			expect(withoutNames).toMatch(/^[A-Z][^A-Z]*$/);
+			expect(operation.action).not.toMatch(/\b(a|an|the)\b/i);
+		},
+	);
+
+	it.each([
+		['proactiveMessage', 'send', 'Send Message'],
+		['proactiveMessage', 'getStatus', 'Get Message Status'],
+		['proactiveMessage', 'getFailed', 'Get Failed Messages'],
+		['metric', 'get', 'Get Metric'],
+		['metric', 'getSnapshot', 'Get Metric Snapshot'],
+		['crmLookup', 'respond', 'Respond to Lookup'],
+	])('canvas subtitle of %s / %s reads "%s"', (resource, operation, subtitle) => {
+		expect(subtitleFor(resource, operation)).toBe(subtitle);
+	});
+});
+
+describe('package metadata', () => {
+	// package.json's repository.url is the one place that names the GitHub owner and repository.
+	const repositoryUrl = packageJson.repository.url
+		.replace(/^git\+/, '')
+		.replace(/\.git$/, '') as string;
+
+	it('derives homepage, bugs and author from repository.url', () => {
+		expect(repositoryUrl).toMatch(/^https:\/\/github\.com\/[^/]+\/[^/]+$/);
+		expect(packageJson.homepage).toBe(`${repositoryUrl}#readme`);
+		expect(packageJson.bugs.url).toBe(`${repositoryUrl}/issues`);
+		expect(packageJson.author.url).toBe(repositoryUrl.replace(/\/[^/]+$/, ''));
+		expect(packageJson.author.name).toBeTruthy();
+		expect(packageJson.author.email).toMatch(/@/);
+	});
+
+	it.each([
+		['the Contact Center codex', JSON.stringify(actionCodex.resources)],
+		['the Contact Center Trigger codex', JSON.stringify(triggerCodex.resources)],
+		['the OAuth2 credential', new ContactCenterOAuth2Api().documentationUrl],
+		['the signing secret credential', new ContactCenterSigningSecretApi().documentationUrl],
+	])('%s links to the same repository', (_, text) => {
+		const links = text.match(/https:\/\/github\.com\/[^'"#?]+/g);
+		expect(links).not.toBeNull();
+		for (const link of links ?? []) expect(link).toBe(repositoryUrl);
+	});
+});
