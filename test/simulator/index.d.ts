@@ -30,6 +30,8 @@ export interface SimulatorOptions {
 	signingSecret?: string;
 	/** A message stays PROCESSING this long after it was received. */
 	settleAfterMs?: number;
+	/** Then a message that ends DELIVERED or DELIVERING_FAILED is SENT this long first (default 0). */
+	sentForMs?: number;
 	/** Send `total` of the status overview as a string. */
 	totalAsString?: boolean;
 }
@@ -76,6 +78,8 @@ export interface SimulatedMessage {
 	receivedAt: number;
 	status: MessageStatus;
 	reason?: string;
+	/** While SENT on the way to DELIVERED or DELIVERING_FAILED: when it gets there (simulator clock). */
+	sentUntil?: number;
 	/** Present for WHATSAPP texts in template shorthand. */
 	template?: ParsedTemplate;
 }
@@ -89,6 +93,7 @@ export interface LoggedRequest {
 	headers: Record<string, string | string[] | undefined>;
 	/** Parsed JSON or form body, else the raw text; undefined when empty. */
 	body: unknown;
+	/** 0 when the connection was reset without an answer (an injected fault). */
 	status: number;
 	/** Epoch milliseconds by the simulator clock. */
 	at: number;
@@ -130,8 +135,15 @@ export interface Simulator {
 	injectFault(fault: {
 		method: string;
 		path: string;
-		response: { status: number; headers?: Record<string, string>; body?: unknown };
+		/** Required unless resetConnection, or delayMs with afterHandling (then the service's answer is delayed). */
+		response?: { status: number; headers?: Record<string, string>; body?: unknown };
 		times?: number;
+		/** The service handles the request first (a send queues its message), then the fault answers. */
+		afterHandling?: boolean;
+		/** Close the connection without an answer. */
+		resetConnection?: boolean;
+		/** Answer this many milliseconds later. */
+		delayMs?: number;
 	}): void;
 	/** Zeroes the counters and clears the requests log; keeps tokens, messages and rate-limit windows. */
 	resetCounters(): void;

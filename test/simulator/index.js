@@ -21,7 +21,8 @@
  * - Rate limit: sliding window per organization over accepted sends only (refused sends do not use
  *   up the window). Retry-After = seconds until the oldest send in the window leaves it (>= 1).
  * - Status transitions: a message is PROCESSING until settleAfterMs after it was received (by the
- *   injected clock) or settleMessages(); then, in this order: SMS medium and contact not starting
+ *   injected clock) or settleMessages() (with sentForMs, DELIVERED and DELIVERING_FAILED messages are
+ *   SENT that long first); then, in this order: SMS medium and contact not starting
  *   with '+' -> FAILED 'Contact is not a phone number'; contact ending 0000 -> FAILED 'Invalid phone
  *   number'; ending 0001 -> DELIVERING_FAILED 'Message could not be delivered'; ending 0002 -> SENT;
  *   otherwise DELIVERED.
@@ -84,6 +85,9 @@ function settle(message) {
 	message.status = status;
 	if (reason !== undefined) message.reason = reason;
 }
+
+/** Statuses the provider reports after handing the message over (SENT comes first when stepped). */
+const AFTER_SENT_STATUSES = ['DELIVERED', 'DELIVERING_FAILED'];
 
 function mediaTypeOf(req) {
 	return (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
@@ -159,6 +163,7 @@ async function startSimulator(userOptions = {}) {
 		now: () => Date.now(),
 		signingSecret: DEFAULT_SIGNING_SECRET,
 		settleAfterMs: 2000,
+		sentForMs: 0,
 		totalAsString: false,
 		...userOptions,
 	};
@@ -174,17 +179,34 @@ async function startSimulator(userOptions = {}) {
 	const requests = [];
 	const acceptedSendTimes = new Map(); // organization -> timestamps of accepted sends in the window
 
+	/**
+	 * PROCESSING until settleAfterMs after receipt; with sentForMs, a message that is delivered (or
+	 * fails delivery) is SENT for that long before it reaches its final status.
+	 */
 	function settleDueMessages() {
-		const due = now() - options.settleAfterMs;
+		const settledAt = now() - options.settleAfterMs;
 		for (const message of messages) {
-			if (message.status === 'PROCESSING' && message.receivedAt <= due) settle(message);
+			if (message.status === 'PROCESSING' && message.receivedAt <= settledAt) {
+				const { status } = finalStatusOf(message);
+				if (options.sentForMs > 0 && AFTER_SENT_STATUSES.includes(status)) {
+					message.status = 'SENT';
+					message.sentUntil = message.receivedAt + options.settleAfterMs + options.sentForMs;
+				} else {
+					settle(message);
+				}
+			}
+			if (message.sentUntil !== undefined && message.sentUntil <= now()) {
+				delete message.sentUntil;
+				settle(message);
+			}
 		}
 	}
 
 	function settleMessages() {
 		let settled = 0;
 		for (const message of messages) {
-			if (message.status === 'PROCESSING') {
+			if (message.status === 'PROCESSING' || message.sentUntil !== undefined) {
+				delete message.sentUntil;
 				settle(message);
 				settled += 1;
 			}
@@ -490,14 +512,15 @@ async function startSimulator(userOptions = {}) {
 			};
 		}
 		const fault = takeFault(req, path);
-		if (fault) return fault;
-		return route.handle({
+		if (fault && !fault.afterHandling) return faultAnswer(fault);
+		const answer = route.handle({
 			req,
 			rawBody,
 			path: requestPath,
 			organization,
 			searchParams: url.searchParams,
 		});
+		return fault ? faultAnswer(fault, answer) : answer;
 	}
 
 	// ---- admin routes (/__sim/) ----
@@ -580,17 +603,42 @@ async function startSimulator(userOptions = {}) {
 
 	/**
 	 * The next `times` authenticated requests matching method and path get `response` instead of the
-	 * service's answer: for error shapes and outages the node cannot provoke itself.
+	 * service's answer: for error shapes and outages the node cannot provoke itself. With
+	 * `afterHandling` the service handles the request first (a send queues its message), so the
+	 * fault plays an answer lost after the fact. `resetConnection` closes the connection without an
+	 * answer; `delayMs` holds the answer (the fault's, else the service's) back that long.
 	 */
-	function injectFault({ method, path, response, times = 1 }) {
-		faults.push({ method, path: path.replace(/\/$/, ''), response, remaining: times });
+	function injectFault({
+		method,
+		path,
+		response,
+		times = 1,
+		afterHandling = false,
+		resetConnection = false,
+		delayMs = 0,
+	}) {
+		faults.push({
+			method,
+			path: path.replace(/\/$/, ''),
+			response,
+			afterHandling,
+			resetConnection,
+			delayMs,
+			remaining: times,
+		});
+	}
+
+	function faultAnswer(fault, serviceAnswer) {
+		if (fault.resetConnection) return { status: 0, resetConnection: true };
+		const answer = fault.response ?? serviceAnswer;
+		return fault.delayMs > 0 ? { ...answer, delayMs: fault.delayMs } : answer;
 	}
 
 	function takeFault(req, path) {
 		const fault = faults.find((f) => f.remaining > 0 && f.method === req.method && f.path === path);
 		if (!fault) return undefined;
 		fault.remaining -= 1;
-		return fault.response;
+		return fault;
 	}
 
 	async function onRequest(req, res) {
@@ -612,7 +660,12 @@ async function startSimulator(userOptions = {}) {
 				status: response.status,
 				at: now(),
 			});
+			if (response.resetConnection) {
+				req.socket.destroy();
+				return;
+			}
 			if (options.latencyMs > 0) await sleep(options.latencyMs);
+			if (response.delayMs > 0) await sleep(response.delayMs);
 			writeResponse(res, response);
 		} catch (error) {
 			writeResponse(res, { status: 500, body: { errors: [`Simulator error: ${error.message}`] } });
