@@ -86,7 +86,7 @@ describe('Respond to Lookup', () => {
 
 	it('answers 404 when told the contact was not found', async () => {
 		const result = await respond({ respondWith: 'notFound' }, [{}]);
-		expect(result.sentResponses).toEqual([{ statusCode: 404, headers: {}, body: undefined }]);
+		expect(result.sentResponses).toEqual([{ statusCode: 404, headers: {}, body: Buffer.alloc(0) }]);
 		expect(result.output).toEqual([[{ json: {}, pairedItem: { item: 0 } }]]);
 	});
 

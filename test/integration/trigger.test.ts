@@ -1,7 +1,7 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { ContactCenterSigningSecretApi } from '../../credentials/ContactCenterSigningSecretApi.credentials';
-import { ContactCenterTrigger } from '../../nodes/ContactCenterTrigger/ContactCenterTrigger.node';
+import { ContactCenterTriggerV1 } from '../../nodes/ContactCenterTrigger/v1/ContactCenterTriggerV1.node';
 import {
 	DEDUP_STATIC_KEY,
 	fingerprintOf,
@@ -53,7 +53,7 @@ async function call(options: CallOptions): Promise<RunWebhookResult> {
 		headers['x-service-signature'] = options.signature ?? signBody(DEFAULT_SIGNING_SECRET, rawBody);
 	}
 	return await runWebhook({
-		nodeType: new ContactCenterTrigger(),
+		nodeType: new ContactCenterTriggerV1(),
 		parameters: options.parameters,
 		credentials: options.credentialStore ?? credentials,
 		staticData: options.staticData,
@@ -65,7 +65,7 @@ async function call(options: CallOptions): Promise<RunWebhookResult> {
 
 /** Evaluates the webhook description as n8n's webhook handler does for the given parameters. */
 function webhookSettings(parameters: INodeParameters) {
-	const nodeType = new ContactCenterTrigger();
+	const nodeType = new ContactCenterTriggerV1();
 	const { workflow, node } = buildWorkflow({ nodeType, parameters });
 	const [webhook] = nodeType.description.webhooks ?? [];
 	const evaluate = (value: unknown) =>
@@ -139,7 +139,7 @@ function expectRejected(result: RunWebhookResult, status: number, message: strin
 	expect((result.responseBody as IDataObject).message).toMatch(message);
 }
 
-describe('Contact Center Trigger: how n8n serves each endpoint', () => {
+describe('Contact Center Trigger v1: how n8n serves each endpoint', () => {
 	it.each([
 		['lookup', {}, 'lookup', 'responseNode', 404],
 		[
@@ -170,16 +170,23 @@ describe('Contact Center Trigger: how n8n serves each endpoint', () => {
 		});
 	});
 
-	it('registers nothing remotely: the lifecycle methods are no-ops that report success', async () => {
-		const methods = new ContactCenterTrigger().webhookMethods.default;
-		const hookContext = {} as never;
-		await expect(methods.checkExists.call(hookContext)).resolves.toBe(true);
-		await expect(methods.create.call(hookContext)).resolves.toBe(true);
-		await expect(methods.delete.call(hookContext)).resolves.toBe(true);
+	it('registers nothing remotely, but refuses to activate with a signing secret that cannot work', async () => {
+		const methods = new ContactCenterTriggerV1().webhookMethods.default;
+		const hookContext = (secret: string) =>
+			({
+				getCredentials: async () => ({ secret }),
+				getNode: () => ({ name: 'Contact Center Trigger' }),
+			}) as never;
+		await expect(methods.checkExists.call(hookContext(DEFAULT_SIGNING_SECRET))).resolves.toBe(true);
+		await expect(methods.create.call(hookContext(DEFAULT_SIGNING_SECRET))).resolves.toBe(true);
+		await expect(methods.delete.call(hookContext(DEFAULT_SIGNING_SECRET))).resolves.toBe(true);
+		await expect(methods.checkExists.call(hookContext('not-hex'))).rejects.toThrow(
+			/credential cannot be used: the secret contains characters other than 0-9 and a-f/,
+		);
 	});
 });
 
-describe('Contact Center Trigger: signature check on every endpoint', () => {
+describe('Contact Center Trigger v1: signature check on every endpoint', () => {
 	const endpoints: Array<[string, IDataObject]> = [
 		['lookup', lookupBody],
 		['writeBack', writeBack()],
@@ -305,7 +312,7 @@ describe('Contact Center Trigger: signature check on every endpoint', () => {
 	});
 });
 
-describe('Contact Center Trigger: lookup', () => {
+describe('Contact Center Trigger v1: lookup', () => {
 	it('outputs the lookup attributes as sent, whatever their names', async () => {
 		const body = { email: 'ana@example.com', customerNumber: '42', 'phone number': '+3212345678' };
 		const result = await call({ parameters: { endpoint: 'lookup' }, body });
@@ -313,7 +320,7 @@ describe('Contact Center Trigger: lookup', () => {
 	});
 });
 
-describe('Contact Center Trigger: write back events', () => {
+describe('Contact Center Trigger v1: write back events', () => {
 	it.each(['CONVERSATION_RESOLVED', 'CONVERSATION_SET_TO_PENDING'])(
 		'runs for %s by default, passing the payload on as sent',
 		async (type) => {
@@ -396,7 +403,7 @@ describe('Contact Center Trigger: write back events', () => {
 	});
 });
 
-describe('Contact Center Trigger: deduplication by idempotency key', () => {
+describe('Contact Center Trigger v1: deduplication by idempotency key', () => {
 	/** n8n saves static data as JSON and loads it fresh for the next request. */
 	const persisted = (staticData: IDataObject) =>
 		JSON.parse(JSON.stringify(staticData)) as IDataObject;
@@ -562,7 +569,7 @@ describe('Contact Center Trigger: deduplication by idempotency key', () => {
 	});
 });
 
-describe('Contact Center Trigger: notification', () => {
+describe('Contact Center Trigger v1: notification', () => {
 	it('passes DATA_IMPORT_ERROR on as sent (n8n answers 204 without a body)', async () => {
 		const result = await call({ parameters: { endpoint: 'notification' }, body: notification });
 		expect(result.workflowData).toEqual([[{ json: notification }]]);
@@ -586,8 +593,8 @@ describe('Contact Center Trigger: notification', () => {
 	});
 });
 
-describe('Contact Center Trigger: credential test', () => {
-	const test = new ContactCenterTrigger().methods.credentialTest.contactCenterSigningSecretTest;
+describe('Contact Center Trigger v1: credential test', () => {
+	const test = new ContactCenterTriggerV1().methods.credentialTest.contactCenterSigningSecretTest;
 	const run = async (secret: unknown) =>
 		await test.call({} as never, {
 			id: '1',

@@ -1,6 +1,7 @@
 import {
 	computeSignature,
 	decodeSigningSecret,
+	describeSignatureFailure,
 	readHeader,
 	verifySignature,
 } from '../../nodes/ContactCenterTrigger/helpers/signature';
@@ -120,9 +121,17 @@ describe('X-Service-Signature check', () => {
 		});
 	});
 
-	it.each([[undefined], [''], ['   '], [[]]])('refuses a missing header (%p)', (header) => {
+	it.each([[undefined], [[]]])('refuses a missing header (%p)', (header) => {
 		expect(verifySignature(BODY, header, key)).toEqual({ valid: false, reason: 'missing' });
 	});
+
+	it.each([[''], ['   '], [['']]])(
+		'reports an empty header as empty, not missing (%p)',
+		(header) => {
+			expect(verifySignature(BODY, header, key)).toEqual({ valid: false, reason: 'empty' });
+			expect(describeSignatureFailure('empty')).toBe('The X-Service-Signature header is empty');
+		},
+	);
 
 	it('refuses a header sent twice, as an array', () => {
 		expect(verifySignature(BODY, [BODY_SIGNATURE, BODY_SIGNATURE], key)).toEqual({

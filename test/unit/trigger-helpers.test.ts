@@ -391,7 +391,7 @@ describe('lookup response building', () => {
 		expect(buildLookupHttpResponse(undefined)).toEqual({
 			statusCode: 404,
 			headers: {},
-			body: undefined,
+			body: Buffer.alloc(0),
 		});
 	});
 });

@@ -60,13 +60,22 @@ export function buildLookupFoundBody(
 export interface LookupHttpResponse extends IDataObject {
 	statusCode: number;
 	headers: IDataObject;
-	body: IDataObject | undefined;
+	body: IDataObject | Buffer;
 }
 
-/** The HTTP answer handed to n8n through `sendResponse`: 200 with the body, or 404 without one. */
+/**
+ * Set in the run's flow context by "Respond to Lookup", so that the trigger (version 2) answers
+ * with its fallback only when nothing answered.
+ */
+export const LOOKUP_ANSWERED_FLAG = 'contactCenterLookupAnswered';
+
+/**
+ * The HTTP answer handed to n8n through `sendResponse`: 200 with the body, or 404 with an empty
+ * body (an empty Buffer: n8n sends it as is, without a JSON content type).
+ */
 export function buildLookupHttpResponse(found: LookupFoundBody | undefined): LookupHttpResponse {
 	if (found === undefined) {
-		return { statusCode: 404, headers: {}, body: undefined };
+		return { statusCode: 404, headers: {}, body: Buffer.alloc(0) };
 	}
 	return {
 		statusCode: 200,

@@ -45,7 +45,7 @@ export function computeSignature(key: Buffer, rawBody: Buffer): string {
 	return createHmac('sha256', key).update(rawBody).digest('hex');
 }
 
-export type SignatureFailure = 'missing' | 'repeated' | 'malformed' | 'mismatch';
+export type SignatureFailure = 'missing' | 'empty' | 'repeated' | 'malformed' | 'mismatch';
 
 export type SignatureCheck = { valid: true } | { valid: false; reason: SignatureFailure };
 
@@ -86,7 +86,7 @@ export function verifySignature(rawBody: Buffer, header: HeaderValue, key: Buffe
 		value = header;
 	}
 	value = value.trim();
-	if (value === '') return { valid: false, reason: 'missing' };
+	if (value === '') return { valid: false, reason: 'empty' };
 	if (value.includes(',')) return { valid: false, reason: 'repeated' };
 	if (value.length !== SIGNATURE_HEX_LENGTH || !HEX.test(value)) {
 		return { valid: false, reason: 'malformed' };
@@ -102,6 +102,8 @@ export function describeSignatureFailure(reason: SignatureFailure): string {
 	switch (reason) {
 		case 'missing':
 			return 'The X-Service-Signature header is missing';
+		case 'empty':
+			return 'The X-Service-Signature header is empty';
 		case 'repeated':
 			return 'The X-Service-Signature header was sent more than once';
 		case 'malformed':

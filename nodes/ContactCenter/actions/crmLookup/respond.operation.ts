@@ -10,6 +10,7 @@ import {
 	buildAttributes,
 	buildLookupFoundBody,
 	buildLookupHttpResponse,
+	LOOKUP_ANSWERED_FLAG,
 	type LookupHttpResponse,
 } from '../../../ContactCenterTrigger/helpers/lookupResponse';
 
@@ -224,6 +225,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 		}));
 	}
 	await this.sendResponse(response);
+	this.getContext('flow')[LOOKUP_ANSWERED_FLAG] = true;
 
 	const parents = this.getParentNodes(this.getNode().name, { includeNodeParameters: true });
 	if (!parents.some(isLookupTrigger)) {

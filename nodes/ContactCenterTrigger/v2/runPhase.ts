@@ -1,0 +1,184 @@
+import type {
+	IExecuteFunctions,
+	IExecuteResponsePromiseData,
+	INodeExecutionData,
+} from 'n8n-workflow';
+
+import { fingerprintOf, idempotencyKeyOf } from '../helpers/dedup';
+import { LOOKUP_ANSWERED_FLAG, buildLookupHttpResponse } from '../helpers/lookupResponse';
+import {
+	claimItems,
+	outcomeOfRun,
+	readLedgerEntry,
+	recordLedgerEntry,
+	writeBackAnswer,
+	type RunOutcome,
+	type WriteBackStatus,
+} from '../helpers/writeBackLedger';
+
+/** processed_data entries kept for claims; a claim is only needed for its claim window. */
+const MAX_CLAIM_ENTRIES = 2000;
+
+/**
+ * Serialises the claim and ledger reads of one trigger node within this n8n process. Only a lock:
+ * what must be shared by several processes or survive a restart is in n8n's database.
+ */
+const nodeLocks = new Map<string, Promise<unknown>>();
+
+async function withNodeLock<T>(lockKey: string, task: () => Promise<T>): Promise<T> {
+	const previous = nodeLocks.get(lockKey) ?? Promise.resolve();
+	const current = previous.then(task, task);
+	const settled = current.then(
+		() => undefined,
+		() => undefined,
+	);
+	nodeLocks.set(lockKey, settled);
+	try {
+		return await current;
+	} finally {
+		if (nodeLocks.get(lockKey) === settled) nodeLocks.delete(lockKey);
+	}
+}
+
+function jsonResponse(statusCode: number, body: object): IExecuteResponsePromiseData {
+	// A Buffer reaches the caller byte for byte, in one process and relayed from a queue-mode
+	// worker alike, with exactly the headers given.
+	return {
+		statusCode,
+		headers: { 'content-type': 'application/json; charset=utf-8' },
+		body: Buffer.from(JSON.stringify(body)) as unknown as IExecuteResponsePromiseData['body'],
+	};
+}
+
+async function answerWriteBack(
+	context: IExecuteFunctions,
+	status: WriteBackStatus,
+	key: string | undefined,
+): Promise<void> {
+	const answer = writeBackAnswer(status, key);
+	await context.sendResponse(jsonResponse(answer.statusCode, answer.body));
+}
+
+async function outcomeOfExecution(
+	context: IExecuteFunctions,
+	executionId: string,
+): Promise<RunOutcome> {
+	try {
+		return outcomeOfRun(await context.getExecutionDataById(executionId), context.getNode().name);
+	} catch (error) {
+		context.logger.warn(
+			`Contact Center Trigger could not read execution ${executionId}: ${(error as Error).message}`,
+		);
+		return 'unknown';
+	}
+}
+
+/**
+ * Calls `handler` once the run has ended, with what n8n saved about it. Without n8n's
+ * execution-finish hook (n8n before 2.x), the outcome stays unknown and n8n answers by itself.
+ */
+function whenRunEnds(
+	context: IExecuteFunctions,
+	handler: (outcome: RunOutcome) => Promise<void>,
+): void {
+	if (typeof context.onExecutionFinish !== 'function') return;
+	const executionId = context.getExecutionId();
+	context.onExecutionFinish(async () => {
+		await handler(await outcomeOfExecution(context, executionId));
+	});
+}
+
+type ClaimResult = 'claimed' | 'busy' | 'unavailable';
+
+/**
+ * Claims the delivery in n8n's processed_data table, shared by every n8n process: a duplicate
+ * that arrives while the first delivery runs finds the claim and is answered "in progress".
+ */
+async function claimDelivery(
+	context: IExecuteFunctions,
+	fingerprint: string,
+	now: number,
+): Promise<ClaimResult> {
+	if (typeof context.helpers.checkProcessedAndRecord !== 'function') return 'unavailable';
+	const items = claimItems(fingerprint, now);
+	const options = { mode: 'entries' as const, maxEntries: MAX_CLAIM_ENTRIES };
+	let result;
+	try {
+		result = await context.helpers.checkProcessedAndRecord(items, 'node', options);
+	} catch {
+		// Two first claims of a node insert its processed_data row at once; one insert fails.
+		result = await context.helpers.checkProcessedAndRecord(items, 'node', options);
+	}
+	return result.processed.length > 0 ? 'busy' : 'claimed';
+}
+
+/**
+ * The run phase of a write back (trigger version 2), as the first node of the run: decides from
+ * n8n's database whether this delivery was already processed, and answers the service only
+ * after the run succeeded ("afterSuccess") or at once ("immediately").
+ */
+export async function runWriteBack(
+	context: IExecuteFunctions,
+	items: INodeExecutionData[],
+): Promise<INodeExecutionData[][]> {
+	const key = items.length > 0 ? idempotencyKeyOf(items[0].json) : undefined;
+	const respond = context.getNodeParameter('respond', 0, 'afterSuccess') as string;
+
+	// The editor's test URL keeps no record, so that tests never mark production deliveries done.
+	if (key !== undefined && context.getMode() !== 'manual') {
+		const fingerprint = fingerprintOf(key);
+		const now = Date.now();
+		const staticData = context.getWorkflowStaticData('node');
+		const lockKey = `${context.getWorkflow().id ?? ''}:${context.getNode().id}`;
+		const seen = await withNodeLock(lockKey, async () => {
+			const claim = await claimDelivery(context, fingerprint, now);
+			const previous = readLedgerEntry(staticData, fingerprint);
+			if (previous !== undefined) {
+				const outcome = await outcomeOfExecution(context, previous.executionId);
+				if (outcome === 'succeeded') {
+					recordLedgerEntry(staticData, fingerprint, previous.executionId, now);
+					return 'duplicate' as const;
+				}
+			}
+			if (claim === 'busy') return 'inProgress' as const;
+			recordLedgerEntry(staticData, fingerprint, context.getExecutionId(), now);
+			return undefined;
+		});
+		if (seen !== undefined) {
+			await answerWriteBack(context, seen, key);
+			return [[]];
+		}
+	}
+
+	if (respond === 'immediately') {
+		await answerWriteBack(context, 'processed', key);
+	} else {
+		whenRunEnds(context, async (outcome) => {
+			// A failed run is answered 500 by n8n; unknown is left to n8n's own answer (200 after a
+			// successful run, 500 after a failed one).
+			if (outcome === 'succeeded') await answerWriteBack(context, 'processed', key);
+		});
+	}
+	return [items];
+}
+
+/**
+ * The run phase of a lookup: when the run ends without a "Respond to Lookup" answer, the trigger
+ * answers 404 (or 500) itself, so the answer is the same in one n8n process and in queue mode.
+ */
+export function runLookup(
+	context: IExecuteFunctions,
+	items: INodeExecutionData[],
+): INodeExecutionData[][] {
+	const flow = context.getContext('flow');
+	const ifNoResponse = context.getNodeParameter('ifNoResponse', 0, 'notFound') as string;
+	whenRunEnds(context, async (outcome) => {
+		if (flow[LOOKUP_ANSWERED_FLAG] === true || outcome === 'failed') return;
+		const response =
+			ifNoResponse === 'serverError'
+				? jsonResponse(500, { message: 'The lookup workflow ended without an answer' })
+				: buildLookupHttpResponse(undefined);
+		await context.sendResponse(response as IExecuteResponsePromiseData);
+	});
+	return [items];
+}
