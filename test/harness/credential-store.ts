@@ -30,6 +30,7 @@ import type {
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
 
+import { ContactCenterBaseUrlApi } from '../../credentials/ContactCenterBaseUrlApi.credentials';
 import { ContactCenterOAuth2Api } from '../../credentials/ContactCenterOAuth2Api.credentials';
 import { ContactCenterSigningSecretApi } from '../../credentials/ContactCenterSigningSecretApi.credentials';
 import { oAuth2ApiCredentialType } from './oauth2-api-credential';
@@ -108,6 +109,7 @@ export class CredentialStore extends ICredentialsHelper {
 		super();
 		const knownTypes = [
 			oAuth2ApiCredentialType,
+			new ContactCenterBaseUrlApi(),
 			new ContactCenterOAuth2Api(),
 			new ContactCenterSigningSecretApi(),
 			...(options.credentialTypes ?? []),
