@@ -111,8 +111,8 @@ describe('Contact Center node description', () => {
 	it.each(operations)(
 		'$resource / $operation.name: action name in sentence case, without articles',
 		({ operation }) => {
-			const withoutNames = operation.action?.replace(/SMS|WhatsApp|CRM/g, '');
-			expect(withoutNames).toMatch(/^[A-Z][^A-Z]*$/);
+			const withoutAcronyms = operation.action?.replace(/\bCRM\b/g, '');
+			expect(withoutAcronyms).toMatch(/^[A-Z][^A-Z]*$/);
 			expect(operation.action).not.toMatch(/\b(a|an|the)\b/i);
 		},
 	);

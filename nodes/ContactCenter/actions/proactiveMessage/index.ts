@@ -18,7 +18,7 @@ export const description: INodeProperties[] = [
 				name: 'Send',
 				value: 'send',
 				description: 'Send an SMS or WhatsApp message (text or template) to a contact',
-				action: 'Send SMS or WhatsApp message',
+				action: 'Send message',
 			},
 			{
 				name: 'Get Status',
