@@ -20,6 +20,9 @@ function registerInstanceSettings() {
 		hmacSignatureSecret: 'harness-hmac-signature-secret',
 		instanceType: 'main',
 		instanceRole: 'leader',
+		// Read by n8n-core's StorageConfig when a run's output passes through binary-data handling;
+		// nothing is written there.
+		n8nFolder: path.join(require('node:os').tmpdir(), 'n8n-nodes-contact-center-harness'),
 		settings: { encryptionKey: 'harness-encryption-key' },
 	});
 	Container.set(InstanceSettings, settings);

@@ -122,11 +122,12 @@ export const CLAIM_WINDOW_MS = 15 * 60 * 1000;
 
 /**
  * The processed-data items that claim a delivery: its fingerprint in the current and in the
- * previous claim window, so that two deliveries on either side of a window boundary still meet.
+ * previous claim window, so that two deliveries on either side of a window boundary still meet,
+ * and the run the ledger last named for it, so that a redelivery after a failed run claims anew.
  */
-export function claimItems(fingerprint: string, now: number): string[] {
+export function claimItems(fingerprint: string, now: number, previousExecutionId = ''): string[] {
 	const window = Math.floor(now / CLAIM_WINDOW_MS);
-	return [`${fingerprint}@${window}`, `${fingerprint}@${window - 1}`];
+	return [window, window - 1].map((w) => `${fingerprint}@${w}#${previousExecutionId}`);
 }
 
 export type WriteBackStatus = 'processed' | 'duplicate' | 'inProgress' | 'ignored';

@@ -98,9 +98,10 @@ async function claimDelivery(
 	context: IExecuteFunctions,
 	fingerprint: string,
 	now: number,
+	previousExecutionId: string | undefined,
 ): Promise<ClaimResult> {
 	if (typeof context.helpers.checkProcessedAndRecord !== 'function') return 'unavailable';
-	const items = claimItems(fingerprint, now);
+	const items = claimItems(fingerprint, now, previousExecutionId);
 	const options = { mode: 'entries' as const, maxEntries: MAX_CLAIM_ENTRIES };
 	let result;
 	try {
@@ -131,7 +132,6 @@ export async function runWriteBack(
 		const staticData = context.getWorkflowStaticData('node');
 		const lockKey = `${context.getWorkflow().id ?? ''}:${context.getNode().id}`;
 		const seen = await withNodeLock(lockKey, async () => {
-			const claim = await claimDelivery(context, fingerprint, now);
 			const previous = readLedgerEntry(staticData, fingerprint);
 			if (previous !== undefined) {
 				const outcome = await outcomeOfExecution(context, previous.executionId);
@@ -140,6 +140,7 @@ export async function runWriteBack(
 					return 'duplicate' as const;
 				}
 			}
+			const claim = await claimDelivery(context, fingerprint, now, previous?.executionId);
 			if (claim === 'busy') return 'inProgress' as const;
 			recordLedgerEntry(staticData, fingerprint, context.getExecutionId(), now);
 			return undefined;

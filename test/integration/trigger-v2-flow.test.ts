@@ -1,0 +1,263 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import { ContactCenterSigningSecretApi } from '../../credentials/ContactCenterSigningSecretApi.credentials';
+import { ContactCenterTrigger } from '../../nodes/ContactCenterTrigger/ContactCenterTrigger.node';
+import { fingerprintOf } from '../../nodes/ContactCenterTrigger/helpers/dedup';
+import {
+	CLAIM_WINDOW_MS,
+	WRITE_BACK_LEDGER_KEY,
+} from '../../nodes/ContactCenterTrigger/helpers/writeBackLedger';
+import { createCredentialStore } from '../harness';
+import {
+	createFlowDatabase,
+	deliver,
+	parseAnswer,
+	sharedProcessedDataTable,
+	triggerOutputOf,
+	type Delivery,
+	type FlowDatabase,
+	type FlowOptions,
+} from '../harness/run-trigger-flow';
+import { DEFAULT_SIGNING_SECRET, signBody } from '../simulator';
+
+const credentials = createCredentialStore(
+	{ contactCenterSigningSecretApi: { secret: DEFAULT_SIGNING_SECRET } },
+	{ credentialTypes: [new ContactCenterSigningSecretApi()] },
+);
+
+let database: FlowDatabase;
+let flowCount = 0;
+let flow: FlowOptions;
+
+function flowFor(parameters: IDataObject): FlowOptions {
+	return {
+		database,
+		triggerType: new ContactCenterTrigger(),
+		typeVersion: 2,
+		parameters,
+		credentials,
+		workflowId: `v2-flow-${++flowCount}`,
+	};
+}
+
+beforeEach(() => {
+	database = createFlowDatabase();
+	flow = flowFor({ endpoint: 'writeBack' });
+});
+
+afterEach(() => {
+	jest.restoreAllMocks();
+});
+
+function signed(body: IDataObject, extra: Partial<Delivery> = {}): Delivery {
+	const rawBody = Buffer.from(JSON.stringify(body));
+	return {
+		rawBody,
+		headers: {
+			'content-type': 'application/json',
+			'x-service-signature': signBody(DEFAULT_SIGNING_SECRET, rawBody),
+		},
+		...extra,
+	};
+}
+
+function writeBack(idempotencyKey: string, data: IDataObject = {}): IDataObject {
+	return {
+		type: 'CONVERSATION_RESOLVED',
+		version: 1,
+		idempotencyKey,
+		data: { conversation: { id: `conv-${idempotencyKey}`, currentStatus: 'resolved' }, ...data },
+	};
+}
+
+const processedKeys = () => database.sink.processed.map((item) => item.idempotencyKey);
+
+const answerOf = (status: string, key: string) => ({
+	received: status !== 'inProgress',
+	duplicate: status === 'duplicate' || status === 'inProgress',
+	idempotencyKey: key,
+	status,
+});
+
+describe('Contact Center Trigger v2: write back deliveries through n8n-core (webhook call, then the run)', () => {
+	it('runs a first delivery and answers 200 "processed" as JSON once the run succeeded', async () => {
+		const result = await deliver(flow, signed(writeBack('k1')));
+		expect(result.status).toBe(200);
+		expect(result.headers['content-type']).toBe('application/json; charset=utf-8');
+		expect(parseAnswer(result)).toEqual(answerOf('processed', 'k1'));
+		expect(processedKeys()).toEqual(['k1']);
+	});
+
+	it('answers a redelivery of a key whose run succeeded with 200 "duplicate", and runs nothing after the trigger', async () => {
+		await deliver(flow, signed(writeBack('k1')));
+		const again = await deliver(flow, signed(writeBack('k1')));
+		expect(again.status).toBe(200);
+		expect(parseAnswer(again)).toEqual(answerOf('duplicate', 'k1'));
+		expect(triggerOutputOf(database, again.executionId!)).toEqual([]);
+		expect(processedKeys()).toEqual(['k1']);
+	});
+
+	it('keeps its record in the database only: static data names the fingerprint and the run that took it', async () => {
+		const first = await deliver(flow, signed(writeBack('k1')));
+		const ledger = (database.staticData['node:Contact Center Trigger'] as IDataObject)[
+			WRITE_BACK_LEDGER_KEY
+		] as IDataObject;
+		expect(Object.keys(ledger)).toEqual([fingerprintOf('k1')]);
+		expect(String(ledger[fingerprintOf('k1')])).toMatch(new RegExp(`:${first.executionId}$`));
+		expect(JSON.stringify(database.staticData)).not.toContain('k1');
+	});
+
+	it('leaves a failed run to n8n (500) and runs the redelivery again, so nothing is lost', async () => {
+		const failed = await deliver(flow, signed(writeBack('k1', { failThisRun: true })));
+		expect(failed.status).toBe(500);
+		expect(processedKeys()).toEqual([]);
+
+		const retried = await deliver(flow, signed(writeBack('k1')));
+		expect(parseAnswer(retried)).toEqual(answerOf('processed', 'k1'));
+		expect(processedKeys()).toEqual(['k1']);
+
+		const late = await deliver(flow, signed(writeBack('k1')));
+		expect(parseAnswer(late)).toEqual(answerOf('duplicate', 'k1'));
+		expect(processedKeys()).toEqual(['k1']);
+	});
+
+	it('answers concurrent duplicates "in progress" (409) while the first delivery runs; exactly one runs', async () => {
+		const results = await Promise.all(
+			Array.from({ length: 6 }, async () => await deliver(flow, signed(writeBack('k1')))),
+		);
+		const statuses = results.map((r) => (parseAnswer(r) as IDataObject).status).sort();
+		expect(statuses.filter((s) => s === 'processed')).toHaveLength(1);
+		expect(
+			statuses.every((s) => s === 'processed' || s === 'inProgress' || s === 'duplicate'),
+		).toBe(true);
+		for (const result of results) {
+			expect(result.status).toBe(
+				(parseAnswer(result) as IDataObject).status === 'inProgress' ? 409 : 200,
+			);
+		}
+		expect(processedKeys()).toEqual(['k1']);
+		expect(parseAnswer(await deliver(flow, signed(writeBack('k1'))))).toEqual(
+			answerOf('duplicate', 'k1'),
+		);
+	});
+
+	it('runs one of several concurrent redeliveries after a failed run', async () => {
+		await deliver(flow, signed(writeBack('k1', { failThisRun: true })));
+		const results = await Promise.all(
+			Array.from({ length: 4 }, async () => await deliver(flow, signed(writeBack('k1')))),
+		);
+		const statuses = results.map((r) => (parseAnswer(r) as IDataObject).status);
+		expect(statuses.filter((s) => s === 'processed')).toHaveLength(1);
+		expect(processedKeys()).toEqual(['k1']);
+	});
+
+	it('never answers 2xx for a run whose n8n process died; the redelivery runs again after the claim window', async () => {
+		const start = Date.now();
+		const clock = jest.spyOn(Date, 'now').mockReturnValue(start);
+		const crashed = await deliver(flow, signed(writeBack('k1'), { crash: true }));
+		expect(crashed.status).toBeUndefined();
+
+		// A redelivery while the claim stands cannot tell a dead run from a slow one: not 2xx.
+		const soon = await deliver(flow, signed(writeBack('k1')));
+		expect(soon.status).toBe(409);
+
+		// The service retries after 1 hour at the earliest; by then the claim has lapsed.
+		clock.mockReturnValue(start + 2 * CLAIM_WINDOW_MS + 60_000);
+		const later = await deliver(flow, signed(writeBack('k1')));
+		expect(parseAnswer(later)).toEqual(answerOf('processed', 'k1'));
+		// The run that died had reached the sink: its effect happened, and happens again.
+		expect(processedKeys()).toEqual(['k1', 'k1']);
+		expect(parseAnswer(await deliver(flow, signed(writeBack('k1'))))).toEqual(
+			answerOf('duplicate', 'k1'),
+		);
+	});
+
+	it('recognises a redelivery after n8n restarts: nothing it needs lives in the process', async () => {
+		await deliver(flow, signed(writeBack('k1')));
+		const restarted: FlowDatabase = {
+			...database,
+			staticData: JSON.parse(JSON.stringify(database.staticData)) as IDataObject,
+		};
+		const again = await deliver({ ...flow, database: restarted }, signed(writeBack('k1')));
+		expect(parseAnswer(again)).toEqual(answerOf('duplicate', 'k1'));
+	});
+
+	it('runs a redelivery again when n8n kept no record of the earlier run (pruned or not saved)', async () => {
+		const first = await deliver(flow, signed(writeBack('k1')));
+		database.executions.delete(first.executionId!);
+		sharedProcessedDataTable().clear();
+		const again = await deliver(flow, signed(writeBack('k1')));
+		expect(parseAnswer(again)).toEqual(answerOf('processed', 'k1'));
+		expect(processedKeys()).toEqual(['k1', 'k1']);
+	});
+
+	it('answers an unselected type 200 "ignored" in the same shape, without a run', async () => {
+		const ignored = await deliver(
+			flowFor({ endpoint: 'writeBack', events: ['CONVERSATION_SET_TO_PENDING'] }),
+			signed(writeBack('k1')),
+		);
+		expect(ignored.status).toBe(200);
+		expect(ignored.body).toEqual({ ...answerOf('ignored', 'k1'), duplicate: false });
+		expect(ignored.executionId).toBeUndefined();
+		expect(processedKeys()).toEqual([]);
+	});
+
+	it('runs every delivery that carries no idempotency key', async () => {
+		const body = writeBack('x');
+		delete body.idempotencyKey;
+		await deliver(flow, signed(body));
+		const second = await deliver(flow, signed(body));
+		expect(parseAnswer(second)).toEqual({ ...answerOf('processed', 'x'), idempotencyKey: null });
+		expect(database.sink.processed).toHaveLength(2);
+	});
+
+	it('"Immediately" answers before the run ends, and still recognises a processed key', async () => {
+		const immediate = flowFor({ endpoint: 'writeBack', respond: 'immediately' });
+		const failed = await deliver(immediate, signed(writeBack('k1', { failThisRun: true })));
+		// Answered before the run failed: the event counts as delivered.
+		expect(parseAnswer(failed)).toEqual(answerOf('processed', 'k1'));
+		await deliver(immediate, signed(writeBack('k2')));
+		expect(parseAnswer(await deliver(immediate, signed(writeBack('k2'))))).toEqual(
+			answerOf('duplicate', 'k2'),
+		);
+	});
+
+	it('keeps no record for calls to the test URL', async () => {
+		await deliver(flow, signed(writeBack('k1'), { mode: 'manual' }));
+		const again = await deliver(flow, signed(writeBack('k1'), { mode: 'manual' }));
+		expect(parseAnswer(again)).toEqual(answerOf('processed', 'k1'));
+		expect(processedKeys()).toEqual(['k1', 'k1']);
+	});
+
+	it('answers 401 to an unsigned delivery and starts no run', async () => {
+		const result = await deliver(flow, { rawBody: Buffer.from('{}'), headers: {} });
+		expect(result.status).toBe(401);
+		expect(result.executionId).toBeUndefined();
+	});
+});
+
+describe('Contact Center Trigger v2: lookup answered by the trigger when no Respond to Lookup did', () => {
+	it('answers 404 with an empty body and no JSON content type after a run that found nobody', async () => {
+		const result = await deliver(
+			flowFor({ endpoint: 'lookup' }),
+			signed({ email: 'x@example.com' }),
+		);
+		expect(result.status).toBe(404);
+		expect(result.body).toBe('');
+		expect(result.headers).toEqual({});
+	});
+
+	it('answers 500 when "If No Response Is Sent" says so', async () => {
+		const result = await deliver(
+			flowFor({ endpoint: 'lookup', ifNoResponse: 'serverError' }),
+			signed({ email: 'x@example.com' }),
+		);
+		expect(result.status).toBe(500);
+	});
+
+	it('leaves a failed lookup run to n8n (500), not 404', async () => {
+		const result = await deliver(flowFor({ endpoint: 'lookup' }), signed({ failThisRun: true }));
+		expect(result.status).toBe(500);
+		expect(result.body).toEqual({ message: 'Error in workflow' });
+	});
+});
