@@ -7,6 +7,10 @@
  * in order and some build on the state left by the previous ones (the token count).
  */
 import { fingerprintOf } from '../../nodes/ContactCenterTrigger/helpers/dedup';
+import {
+	writeBackAnswer as answerFor,
+	type WriteBackStatus,
+} from '../../nodes/ContactCenterTrigger/helpers/writeBackLedger';
 import * as runtimeModule from '../../scripts/lib/n8n-runtime';
 import * as localModule from '../../scripts/lib/local-setup';
 import * as metricsModule from '../simulator/metrics';
@@ -22,6 +26,12 @@ const { evaluateMetric, METRIC_ENDPOINTS }: Json = metricsModule;
 const { freshStateDir, postSigned, readFixture, report, waitFor }: Json = helpersModule;
 
 const TOKEN_PROBE = readFixture('token-probe.json');
+/** The JSON body of every write back answer of trigger version 2. */
+const writeBackAnswer = (status: WriteBackStatus, key: string) => answerFor(status, key).body;
+const FAILING_WRITE_BACK = readFixture('write-back-fails-on-demand.json');
+const WRITE_BACK_V1 = readFixture('write-back-version-1.json');
+/** Production URLs of the fixture trigger workflows, by workflow id. */
+const fixtureHooks: Record<string, string> = {};
 
 let stack: Stack;
 let stateDir: string;
@@ -83,13 +93,23 @@ beforeAll(async () => {
 			userFolder: stateDir,
 			n8nPort: 0,
 			simulatorPort: 0,
-			extraWorkflows: [TOKEN_PROBE],
+			extraWorkflows: [TOKEN_PROBE, FAILING_WRITE_BACK, WRITE_BACK_V1],
 			log: (line: string) => report(`[e2e] ${line}`),
 		})
 		.catch((error: Error) => {
 			report(`[e2e] could not start the stack: ${error.message}`);
 			throw error;
 		});
+	for (const fixture of [FAILING_WRITE_BACK, WRITE_BACK_V1]) {
+		await rt.activateWorkflow(instance(), fixture.id);
+		const hook = await waitFor(
+			async () =>
+				(await rt.registeredWebhooks(instance())).find((r: Json) => r.workflowId === fixture.id),
+			{ what: `the webhook of ${fixture.id}` },
+		);
+		await rt.waitForWebhook(hook.url);
+		fixtureHooks[fixture.id] = hook.url;
+	}
 	const settings = await rt.restCall(instance(), 'GET', '/settings', { cookie: instance().cookie });
 	report(
 		`[e2e] n8n under test: ${settings.json?.data?.versionCli ?? '?'} (package.json of the runtime: ${instance().runtime.version}), Node ${await nodeVersion()}, user folder ${stateDir}`,
@@ -316,6 +336,8 @@ describe('trigger endpoints with signed requests (undici)', () => {
 			{ secret: secret('lookup') },
 		);
 		expect(res.status).toBe(404);
+		expect(res.text).toBe('');
+		expect(String(res.headers['content-type'] ?? '')).not.toContain('application/json');
 	});
 
 	const writeBack = (idempotencyKey: string, conversationId: string) => ({
@@ -365,13 +387,19 @@ describe('trigger endpoints with signed requests (undici)', () => {
 		const id = workflowId('writeBack');
 		const before = (await executionsOf(id)).length;
 		const key = `wb-${Date.now()}-a`;
+		const answers = [];
 		for (let i = 0; i < 3; i++) {
 			const res = await postSigned(webhook('writeBack'), writeBack(key, 'conv-a'), {
 				secret: secret('writeBack'),
 			});
-			expect(res.status).toBeGreaterThanOrEqual(200);
-			expect(res.status).toBeLessThan(300);
+			answers.push({ status: res.status, type: res.headers['content-type'], body: res.json });
 		}
+		const json = 'application/json; charset=utf-8';
+		expect(answers).toEqual([
+			{ status: 200, type: json, body: writeBackAnswer('processed', key) },
+			{ status: 200, type: json, body: writeBackAnswer('duplicate', key) },
+			{ status: 200, type: json, body: writeBackAnswer('duplicate', key) },
+		]);
 		// A different event after the three: once its run is listed, any run of the duplicates would be too.
 		const sentinel = `wb-${Date.now()}-b`;
 		const res = await postSigned(webhook('writeBack'), writeBack(sentinel, 'conv-b'), {
@@ -380,8 +408,10 @@ describe('trigger endpoints with signed requests (undici)', () => {
 		expect(res.status).toBe(200);
 		const executions = await writeBackExecutionsUntil(sentinel);
 		const newOnes: Json[] = executions.slice(0, executions.length - before);
+		// A duplicate starts a run that stops at the trigger: it outputs nothing.
 		const keys = newOnes
 			.map((e) => triggerOutput(e, 'Conversation resolved or pending')?.idempotencyKey)
+			.filter((k) => k !== undefined)
 			.sort();
 		expect(keys).toEqual([key, sentinel].sort());
 		expect(newOnes.every((e) => e.status === 'success')).toBe(true);
@@ -430,11 +460,11 @@ describe('trigger endpoints with signed requests (undici)', () => {
 		expect({ key, status: res.status, body: res.json }).toEqual({
 			key,
 			status: 200,
-			body: { received: true, duplicate: true, idempotencyKey: key },
+			body: writeBackAnswer('duplicate', key),
 		});
 	}
 
-	test('write back: redeliveries of events accepted one after another are all recognised, and the saved static data lists every key', async () => {
+	test('write back: redeliveries of events processed one after another are all recognised, and the saved static data names every key', async () => {
 		const id = workflowId('writeBack');
 		const before = (await executionsOf(id)).length;
 		const stamp = Date.now();
@@ -459,15 +489,110 @@ describe('trigger endpoints with signed requests (undici)', () => {
 		const ran = executions
 			.slice(0, executions.length - before)
 			.map((e) => triggerOutput(e, 'Conversation resolved or pending')?.idempotencyKey)
+			.filter((k) => k !== undefined)
 			.sort();
 		expect(ran).toEqual([...keys, sentinel].sort());
 
-		// What n8n saved with the workflow, read back through its public API.
+		// What n8n saved with the workflow, read back through its public API: fingerprints, not keys.
 		const workflow = await rt.publicApi(instance(), 'GET', `/workflows/${id}`);
-		const saved =
-			workflow.staticData?.['node:Conversation resolved or pending']?.writeBackIdempotencyKeys;
-		expect(typeof saved?.records).toBe('string');
-		for (const key of keys) expect(saved.records).toContain(fingerprintOf(key));
+		const ledger = workflow.staticData?.['node:Conversation resolved or pending']?.writeBackLedger;
+		for (const key of keys) expect(Object.keys(ledger)).toContain(fingerprintOf(key));
+		expect(JSON.stringify(workflow.staticData)).not.toContain(keys[0]);
+	});
+
+	test('write back: a failed run is answered 500, its redelivery runs again and is then recognised', async () => {
+		const url = fixtureHooks[FAILING_WRITE_BACK.id];
+		const key = `wb-${Date.now()}-fails-once`;
+		const failing = await postSigned(url, writeBack(key, 'fail'), { secret: secret('writeBack') });
+		expect(failing.status).toBe(500);
+		const retried = await postSigned(url, writeBack(key, 'conv-ok'), {
+			secret: secret('writeBack'),
+		});
+		expect({ status: retried.status, body: retried.json }).toEqual({
+			status: 200,
+			body: writeBackAnswer('processed', key),
+		});
+		const late = await postSigned(url, writeBack(key, 'conv-ok'), { secret: secret('writeBack') });
+		expect({ status: late.status, body: late.json }).toEqual({
+			status: 200,
+			body: writeBackAnswer('duplicate', key),
+		});
+		const executions = await waitFor(
+			async () => {
+				const list = await executionsOf(FAILING_WRITE_BACK.id, true);
+				return list.length >= 3 && list.every((e: Json) => e.finished || e.status !== 'running')
+					? list
+					: undefined;
+			},
+			{ what: 'the three runs of the failing write back workflow' },
+		);
+		const crmWrites = executions.filter(
+			(e: Json) =>
+				e.data?.resultData?.runData?.['Write to CRM']?.[0]?.error === undefined &&
+				e.data?.resultData?.runData?.['Write to CRM'] !== undefined,
+		);
+		expect(executions.map((e: Json) => e.status).sort()).toEqual(['error', 'success', 'success']);
+		expect(crmWrites).toHaveLength(1);
+	});
+
+	test('write back: six deliveries of one key at the same moment run the workflow once', async () => {
+		const url = fixtureHooks[FAILING_WRITE_BACK.id];
+		const before = (await executionsOf(FAILING_WRITE_BACK.id)).length;
+		const key = `wb-${Date.now()}-concurrent`;
+		const answers = await Promise.all(
+			Array.from({ length: 6 }, async () => {
+				const res = await postSigned(url, writeBack(key, 'conv-c'), {
+					secret: secret('writeBack'),
+				});
+				return { status: res.status, state: res.json?.status as string };
+			}),
+		);
+		report(`[e2e] six concurrent deliveries of one key answered ${JSON.stringify(answers)}`);
+		expect(answers.filter((a) => a.state === 'processed')).toEqual([
+			{ status: 200, state: 'processed' },
+		]);
+		for (const answer of answers) {
+			expect([
+				{ status: 200, state: 'processed' },
+				{ status: 200, state: 'duplicate' },
+				{ status: 409, state: 'inProgress' },
+			]).toContainEqual(answer);
+		}
+		const executions = await waitFor(
+			async () => {
+				const list = await executionsOf(FAILING_WRITE_BACK.id, true);
+				return list.length >= before + 6 && list.every((e: Json) => e.status !== 'running')
+					? list
+					: undefined;
+			},
+			{ what: 'the six runs of the concurrent deliveries' },
+		);
+		const wrote = executions
+			.slice(0, executions.length - before)
+			.filter((e: Json) => e.data?.resultData?.runData?.['Write to CRM'] !== undefined);
+		expect(wrote).toHaveLength(1);
+	});
+
+	test('write back: a workflow saved with trigger version 1 keeps working as before', async () => {
+		const url = fixtureHooks[WRITE_BACK_V1.id];
+		const key = `wb-${Date.now()}-v1`;
+		const first = await postSigned(url, writeBack(key, 'conv-v1'), { secret: secret('writeBack') });
+		expect(first.status).toBe(200);
+		const again = await postSigned(url, writeBack(key, 'conv-v1'), { secret: secret('writeBack') });
+		expect({ status: again.status, body: again.json }).toEqual({
+			status: 200,
+			body: { received: true, duplicate: true, idempotencyKey: key },
+		});
+		const executions = await waitFor(
+			async () => {
+				const list = await executionsOf(WRITE_BACK_V1.id);
+				return list.length >= 1 && list.every((e: Json) => e.status !== 'running')
+					? list
+					: undefined;
+			},
+			{ what: 'the run of the version 1 write back' },
+		);
+		expect(executions.map((e: Json) => e.status)).toEqual(['success']);
 	});
 
 	test('notification: 204 with an empty body, and the alert is composed', async () => {
