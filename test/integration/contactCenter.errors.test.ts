@@ -75,10 +75,10 @@ describe('Contact Center: service errors', () => {
 		});
 		const { json, error } = await runContactCenter(
 			fixture.credentials,
-			sendParameters({ options: { messagesPerMinute: 6000 } }),
+			sendParameters({ options: { rateLimitMessages: 100, rateLimitPeriodSeconds: 1 } }),
 		);
 		expect(error).toBeUndefined();
-		expect(json[0]).toMatchObject({ sent: true, attempts: 3 });
+		expect(json[0]).toMatchObject({ sent: true, attempts: 3, possibleDuplicate: true });
 		expect(fixture.sim.counters.sendsAccepted).toBe(1);
 	});
 

@@ -26,6 +26,8 @@ describe('Contact Center: Proactive Message -> Send', () => {
 		expect(json[0]).toEqual({
 			correlationId: expect.stringMatching(/^[0-9a-f-]{36}$/),
 			sent: true,
+			outcome: 'sent',
+			possibleDuplicate: false,
 			medium: 'TWILIO',
 			channel: 'Support SMS',
 			contact: '+15551230001',
@@ -111,7 +113,7 @@ describe('Contact Center: Proactive Message -> Send', () => {
 	])('refuses %p before sending anything', async (overrides, message) => {
 		const { error } = await runContactCenter(fixture.credentials, sendParameters(overrides));
 		expect(describeError(error).message).toContain(message);
-		expect(describeError(error).description).not.toBe('');
+		expect(describeError(error).description).toMatch(/\S\. The message was not sent\.$/);
 		expect(sendsOf()).toHaveLength(0);
 	});
 
@@ -126,7 +128,10 @@ describe('Contact Center: Proactive Message -> Send', () => {
 		expect(json).toHaveLength(3);
 		expect(json.map((item) => item.sent)).toEqual([true, false, true]);
 		expect(json[1]).toMatchObject({
+			outcome: 'not sent',
 			error: "'Contact' is empty",
+			errorDescription:
+				'Enter the phone number (with + and country code) or contact reference to message. The message was not sent.',
 			medium: 'TWILIO',
 			channel: 'Support SMS',
 		});
@@ -143,10 +148,11 @@ describe('Contact Center: Proactive Message -> Send', () => {
 			[{ phone: '+15551234567' }, { phone: '+15550000000' }],
 		);
 		expect(error).toBeUndefined();
-		expect(json[0]).toMatchObject({ sent: true, finalStatus: 'DELIVERED' });
+		expect(json[0]).toMatchObject({ sent: true, finalStatus: 'DELIVERED', settled: true });
 		expect(json[1]).toMatchObject({
 			sent: true,
 			finalStatus: 'FAILED',
+			settled: true,
 			failureReason: 'Invalid phone number',
 		});
 	});
@@ -155,7 +161,9 @@ describe('Contact Center: Proactive Message -> Send', () => {
 describe('Contact Center: Send at the rate limit', () => {
 	// The service's 60 per minute, scaled down: 20 per 400 ms.
 	const fixture = useSimulator({ sendRateLimit: { limit: 20, windowMs: 400 } });
-	const atTheLimit = { messagesPerMinute: 3000, rateWindowSeconds: 0.4 };
+	const atTheLimit = { rateLimitMessages: 20, rateLimitPeriodSeconds: 0.4 };
+	// The same limit as saved by workflows before the N-per-W options: 3000 per minute over 0.4 s.
+	const atTheLimitAsSavedBefore = { messagesPerMinute: 3000, rateWindowSeconds: 0.4 };
 	const phones = (prefix: string, count: number) =>
 		Array.from({ length: count }, (_, i) => ({
 			phone: `+1555${prefix}${String(i).padStart(4, '0')}`,
@@ -165,17 +173,26 @@ describe('Contact Center: Send at the rate limit', () => {
 		fixture.sim.resetCounters();
 	});
 
-	it('paced at the limit, sends every message without a single refusal', async () => {
-		const { json, error } = await runContactCenter(
-			fixture.credentials,
-			sendParameters({ contact: '={{ $json.phone }}', options: atTheLimit }),
-			phones('123', 50),
-		);
-		expect(error).toBeUndefined();
-		expect(json.every((item) => item.sent === true)).toBe(true);
-		expect(fixture.sim.counters.sendsAccepted).toBe(50);
-		expect(fixture.sim.counters.sendsRefusedRateLimit).toBe(0);
-	});
+	it.each([
+		['20 messages per 0.4 seconds', atTheLimit],
+		[
+			'the options of a saved workflow, 3000 per minute over a 0.4 s window',
+			atTheLimitAsSavedBefore,
+		],
+	])(
+		'paced at the limit (%s), sends every message without a single refusal',
+		async (_, options) => {
+			const { json, error } = await runContactCenter(
+				fixture.credentials,
+				sendParameters({ contact: '={{ $json.phone }}', options }),
+				phones('123', 50),
+			);
+			expect(error).toBeUndefined();
+			expect(json.every((item) => item.sent === true)).toBe(true);
+			expect(fixture.sim.counters.sendsAccepted).toBe(50);
+			expect(fixture.sim.counters.sendsRefusedRateLimit).toBe(0);
+		},
+	);
 
 	it('when two executions share the limit, retries the refused messages and loses none', async () => {
 		const [first, second] = await Promise.all([
@@ -208,7 +225,7 @@ describe('Contact Center: Send at the rate limit', () => {
 		})();
 		const { json, error } = await runContactCenter(
 			fixture.credentials,
-			sendParameters({ contact: '={{ $json.phone }}', options: { messagesPerMinute: 300 } }),
+			sendParameters({ contact: '={{ $json.phone }}', options: { rateLimitMessages: 300 } }),
 			phones('126', 3),
 		);
 		await expiry;
@@ -228,14 +245,22 @@ describe('Contact Center: Send when the limit cannot be met', () => {
 	it('gives up after the documented retries and says plainly that the message was not sent', async () => {
 		const { json, error } = await runContactCenter(
 			fixture.credentials,
-			sendParameters({ contact: '={{ $json.phone }}', options: { messagesPerMinute: 60000 } }),
+			sendParameters({
+				contact: '={{ $json.phone }}',
+				options: { rateLimitMessages: 1000, rateLimitPeriodSeconds: 1 },
+			}),
 			[{ phone: '+15551260001' }, { phone: '+15551260002' }],
 			true,
 		);
 		expect(error).toBeUndefined();
 		expect(json).toHaveLength(2);
 		expect(json[0].sent).toBe(true);
-		expect(json[1]).toMatchObject({ sent: false, contact: '+15551260002' });
+		expect(json[1]).toMatchObject({
+			sent: false,
+			outcome: 'not sent',
+			possibleDuplicate: false,
+			contact: '+15551260002',
+		});
 		expect(json[1].error).toBe(
 			'The service\'s send rate limit was reached (tried 7 times): "Rate limit exceeded: at most 1 messages per 600000 ms per organization"',
 		);

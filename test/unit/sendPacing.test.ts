@@ -1,20 +1,50 @@
 import {
 	MAX_RETRY_AFTER_MS,
 	MAX_SEND_RETRIES,
+	resolveRateLimit,
 	retryDelayMs,
 	sendIntervalMs,
 	SendPacer,
 } from '../../nodes/ContactCenter/helpers/sendPacing';
 
 describe('send pacing', () => {
-	it('spaces 60 messages per minute one second apart', () => {
-		expect(sendIntervalMs(60)).toBe(1000);
-		expect(sendIntervalMs(1200)).toBe(50);
+	it('spaces N messages per W seconds W / N apart', () => {
+		expect(sendIntervalMs({ messages: 60, periodMs: 60_000 })).toBe(1000);
+		expect(sendIntervalMs({ messages: 10, periodMs: 5000 })).toBe(500);
+	});
+
+	it('reads the limit as N messages per W seconds, 60 per 60 by default', () => {
+		expect(resolveRateLimit({})).toEqual({ messages: 60, periodMs: 60_000 });
+		expect(resolveRateLimit({ rateLimitMessages: 10, rateLimitPeriodSeconds: 5 })).toEqual({
+			messages: 10,
+			periodMs: 5000,
+		});
+		expect(resolveRateLimit({ rateLimitMessages: 30 })).toEqual({ messages: 30, periodMs: 60_000 });
+	});
+
+	it('keeps the pace and quota of workflows saved with Messages Per Minute and Rate Window', () => {
+		expect(resolveRateLimit({ messagesPerMinute: 120 })).toEqual({
+			messages: 120,
+			periodMs: 60_000,
+		});
+		// 10 per minute counted over 5 s: one send every 6 s, at most one in any 5 s, as before.
+		const saved = resolveRateLimit({ messagesPerMinute: 10, rateWindowSeconds: 5 });
+		expect(sendIntervalMs(saved)).toBe(6000);
+		expect(saved.periodMs).toBe(5000);
+		expect(resolveRateLimit({ messagesPerMinute: 3000, rateWindowSeconds: 0.4 })).toEqual({
+			messages: 20,
+			periodMs: 400,
+		});
+		// The current options win as soon as one of them is set.
+		expect(resolveRateLimit({ messagesPerMinute: 10, rateLimitPeriodSeconds: 5 })).toEqual({
+			messages: 60,
+			periodMs: 5000,
+		});
 	});
 
 	it('hands out evenly spaced slots and does not burst after a slow send', () => {
 		let now = 0;
-		const pacer = new SendPacer(600, 60_000, () => now);
+		const pacer = new SendPacer({ messages: 600, periodMs: 60_000 }, () => now);
 		expect(pacer.reserveSlot()).toBe(0);
 		expect(pacer.reserveSlot()).toBe(100);
 		now = 500; // the sends took longer than their slots
@@ -25,7 +55,7 @@ describe('send pacing', () => {
 	it('never lets more than the quota through in one window counted from the answers', () => {
 		let now = 0;
 		// 3 per 300 ms; the service takes 50 ms to answer each send.
-		const pacer = new SendPacer(600, 300, () => now);
+		const pacer = new SendPacer({ messages: 3, periodMs: 300 }, () => now);
 		const sentAt: number[] = [];
 		for (let i = 0; i < 7; i++) {
 			now += pacer.reserveSlot();
@@ -40,7 +70,7 @@ describe('send pacing', () => {
 
 	it('postpones the next slot after a refusal', () => {
 		let now = 0;
-		const pacer = new SendPacer(600, 60_000, () => now);
+		const pacer = new SendPacer({ messages: 600, periodMs: 60_000 }, () => now);
 		pacer.reserveSlot();
 		pacer.postpone(1000);
 		expect(pacer.reserveSlot()).toBe(1000);

@@ -3,6 +3,7 @@ import {
 	classifyFailure,
 	failureInSuccessfulResponse,
 	isRetryable,
+	mayHaveReachedService,
 	retryAfterMs,
 } from '../../nodes/ContactCenter/helpers/serviceError';
 import {
@@ -75,6 +76,20 @@ describe('classifyFailure: the error shapes of spec 7', () => {
 			kind: 'unauthorized',
 			messages: [],
 		});
+	});
+
+	it('tells failures the service may have carried out from those it cannot have', () => {
+		const network = (networkCode: string) => classifyFailure({ networkCode, networkMessage: '' });
+		expect(mayHaveReachedService(classifyFailure({ status: 500, body: '' }))).toBe(true);
+		expect(mayHaveReachedService(network('ECONNRESET'))).toBe(true);
+		expect(mayHaveReachedService(network('ECONNABORTED'))).toBe(true);
+		expect(mayHaveReachedService(classifyFailure({}))).toBe(true);
+		expect(mayHaveReachedService(network('ECONNREFUSED'))).toBe(false);
+		expect(mayHaveReachedService(network('ENOTFOUND'))).toBe(false);
+		expect(mayHaveReachedService(classifyFailure({ status: 429, body: '' }))).toBe(false);
+		expect(mayHaveReachedService(classifyFailure({ status: 400, body: { errors: ['x'] } }))).toBe(
+			false,
+		);
 	});
 
 	it('reads Retry-After as seconds or as an HTTP date', () => {

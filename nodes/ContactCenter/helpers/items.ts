@@ -8,7 +8,7 @@ export interface ItemHandler {
 	/** Zero, one or more output rows for one input item. */
 	run: (itemIndex: number) => Promise<IDataObject | IDataObject[]>;
 	/** Fields that keep a failed item joinable to its input row when Continue On Fail is on. */
-	failedItemFields?: (itemIndex: number) => IDataObject;
+	failedItemFields?: (itemIndex: number, error: unknown) => IDataObject;
 }
 
 /**
@@ -36,7 +36,7 @@ export async function processItems(
 			if (!this.continueOnFail()) throw nodeError;
 			returnData.push({
 				json: {
-					...orFallback(() => handler.failedItemFields?.(itemIndex) ?? {}, {}),
+					...orFallback(() => handler.failedItemFields?.(itemIndex, error) ?? {}, {}),
 					error: nodeError.message,
 					...(nodeError.description ? { errorDescription: nodeError.description } : {}),
 				},

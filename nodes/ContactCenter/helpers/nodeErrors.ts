@@ -2,7 +2,7 @@ import { NodeApiError, NodeOperationError, type INode, type JsonObject } from 'n
 
 import { ServiceRequestError } from '../transport';
 import { MetricParameterError } from './metrics';
-import type { ServiceFailure } from './serviceError';
+import { mayHaveReachedService } from './serviceError';
 import { TemplateFieldError } from './templateShorthand';
 
 /** What the failing call was doing, so that the error can say what to fix. */
@@ -24,6 +24,17 @@ const SEND_FIELD_LABELS: Record<string, string> = {
 
 const quote = (messages: string[]) => messages.map((m) => `"${m}"`).join(', ');
 
+export const NOT_SENT = 'The message was not sent.';
+export const MAY_HAVE_BEEN_SENT =
+	'The message may have been sent: check the messages export before sending again.';
+
+/** Ends a description with the sentence saying that the message was not sent. */
+export function withNotSent(description: string | null | undefined): string {
+	const fix = (description ?? '').trim();
+	if (fix === '') return NOT_SENT;
+	return `${/[.!?]$/.test(fix) ? fix : `${fix}.`} ${NOT_SENT}`;
+}
+
 function sendFieldsNamedIn(messages: string[]): string[] {
 	const labels = messages
 		.map((message) => SEND_FIELD_LABELS[message.split(':')[0].trim()])
@@ -32,13 +43,13 @@ function sendFieldsNamedIn(messages: string[]): string[] {
 }
 
 function describeFailure(
-	failure: ServiceFailure,
+	{ failure, attempts, uncertainAttempts }: ServiceRequestError,
 	context: ErrorContext,
-	attempts: number,
 ): { message: string; description: string } {
 	const said = failure.messages.length ? `: ${quote(failure.messages)}` : '';
 	const tried = attempts > 1 ? ` (tried ${attempts} times)` : '';
-	const notSent = context.operation === 'send' ? ' The message was not sent.' : '';
+	const outcome = uncertainAttempts > 0 ? MAY_HAVE_BEEN_SENT : NOT_SENT;
+	const notSent = context.operation === 'send' ? ` ${outcome}` : '';
 	switch (failure.kind) {
 		case 'validation':
 			if (context.operation === 'send') {
@@ -74,7 +85,7 @@ function describeFailure(
 		case 'rateLimited':
 			return {
 				message: `The service's send rate limit was reached${tried}${said}`,
-				description: `The service accepts a limited number of messages per minute for your organization. Lower 'Messages Per Minute' or send this item again later.${notSent}`,
+				description: `The service accepts a limited number of messages per period for your organization. Set 'Rate Limit Messages' and 'Rate Limit Period (Seconds)' to the limit of your account, or send this item again later.${notSent}`,
 			};
 		case 'unauthorized':
 			return {
@@ -86,12 +97,13 @@ function describeFailure(
 		case 'serverError':
 			return {
 				message: `The service failed with HTTP ${failure.status}${tried}${said}`,
-				description: `This is a problem on the service's side: try again later.${context.operation === 'send' ? ' The message may not have been sent: check Get Status before sending it again.' : ''}`,
+				description: `This is a problem on the service's side: try again later.${notSent}`,
 			};
+		// The system error code goes into the description: n8n replaces a message naming one.
 		case 'networkError':
 			return {
-				message: `The service could not be reached${tried}${said}`,
-				description: `Check the credential's Base URL and the network between n8n and the service.${context.operation === 'send' ? ' The message may not have been sent.' : ''}`,
+				message: `${mayHaveReachedService(failure) ? 'The connection to the service failed before its answer arrived' : 'The service could not be reached'}${tried}`,
+				description: `${failure.messages.join('; ')}. Check the credential's Base URL and the network between n8n and the service.${notSent}`,
 			};
 		case 'unexpectedResponse':
 			return {
@@ -111,7 +123,7 @@ export function toNodeError(
 ): NodeApiError | NodeOperationError {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
 	if (error instanceof ServiceRequestError) {
-		const { message, description } = describeFailure(error.failure, context, error.attempts);
+		const { message, description } = describeFailure(error, context);
 		return new NodeApiError(
 			node,
 			{

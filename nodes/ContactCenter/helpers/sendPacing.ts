@@ -2,8 +2,47 @@
  * Pacing and retries for proactive sends. The service accepts a fixed number of messages per minute
  * per organization and refuses the rest (spec 8), so sends are spread evenly and a refusal is retried.
  */
-export const DEFAULT_MESSAGES_PER_MINUTE = 60;
-export const DEFAULT_RATE_WINDOW_MS = 60_000;
+export const DEFAULT_RATE_LIMIT_MESSAGES = 60;
+export const DEFAULT_RATE_LIMIT_PERIOD_SECONDS = 60;
+
+/** The service's limit as it states it: `messages` per `periodMs`. */
+export interface RateLimit {
+	messages: number;
+	periodMs: number;
+}
+
+/** The rate options of the Send operation, today's and those of workflows saved before. */
+export interface RateLimitOptions {
+	rateLimitMessages?: number;
+	rateLimitPeriodSeconds?: number;
+	/** Saved before the "N messages per W seconds" options: the sending rate, per minute. */
+	messagesPerMinute?: number;
+	/** Saved before: the period the quota was counted over (quota = messagesPerMinute × window / 60). */
+	rateWindowSeconds?: number;
+}
+
+/**
+ * The limit to pace at. The current options win when either is set; otherwise the old pair is
+ * translated so that a saved workflow keeps exactly its pace and quota: X per minute counted over
+ * W seconds was one send every 60/X s and at most X × W / 60 sends in any W s.
+ */
+export function resolveRateLimit(options: RateLimitOptions): RateLimit {
+	const { rateLimitMessages, rateLimitPeriodSeconds, messagesPerMinute, rateWindowSeconds } =
+		options;
+	if (
+		rateLimitMessages !== undefined ||
+		rateLimitPeriodSeconds !== undefined ||
+		(messagesPerMinute === undefined && rateWindowSeconds === undefined)
+	) {
+		return {
+			messages: rateLimitMessages ?? DEFAULT_RATE_LIMIT_MESSAGES,
+			periodMs: (rateLimitPeriodSeconds ?? DEFAULT_RATE_LIMIT_PERIOD_SECONDS) * 1000,
+		};
+	}
+	const perMinute = messagesPerMinute ?? DEFAULT_RATE_LIMIT_MESSAGES;
+	const periodMs = (rateWindowSeconds ?? DEFAULT_RATE_LIMIT_PERIOD_SECONDS) * 1000;
+	return { messages: (perMinute * periodMs) / 60_000, periodMs };
+}
 
 /**
  * Back-off doubles from one send interval: 1 + 2 + 4 + 8 + 16 + 32 = 63 intervals, more than the
@@ -14,8 +53,8 @@ export const MAX_SEND_RETRIES = 6;
 /** A Retry-After longer than this is not waited for: the item fails and says so. */
 export const MAX_RETRY_AFTER_MS = 120_000;
 
-export function sendIntervalMs(messagesPerMinute: number): number {
-	return 60_000 / messagesPerMinute;
+export function sendIntervalMs({ messages, periodMs }: RateLimit): number {
+	return periodMs / messages;
 }
 
 /** Delay before retry number `retry` (1-based); undefined when no retry is left. */
@@ -43,13 +82,15 @@ export class SendPacer {
 	private nextSlotAt: number | undefined;
 	private readonly acceptedAt: number[] = [];
 
+	private readonly windowMs: number;
+
 	constructor(
-		messagesPerMinute: number,
-		private readonly windowMs = DEFAULT_RATE_WINDOW_MS,
+		limit: RateLimit,
 		private readonly now: () => number = Date.now,
 	) {
-		this.intervalMs = sendIntervalMs(messagesPerMinute);
-		this.quota = Math.max(1, Math.floor((messagesPerMinute * windowMs) / 60_000));
+		this.intervalMs = sendIntervalMs(limit);
+		this.windowMs = limit.periodMs;
+		this.quota = Math.max(1, Math.floor(limit.messages));
 	}
 
 	/** Milliseconds to wait before the next send; reserves that slot. */
@@ -65,7 +106,7 @@ export class SendPacer {
 		return slot - now;
 	}
 
-	/** Records that the service accepted a send (it counts against the window). */
+	/** Records a send the service accepted, or may have (it counts against the window). */
 	recordAccepted(): void {
 		this.acceptedAt.push(this.now());
 		if (this.acceptedAt.length > this.quota) this.acceptedAt.shift();

@@ -19,6 +19,8 @@ export interface ServiceFailure {
 	messages: string[];
 	/** From a Retry-After header, when present. */
 	retryAfterMs?: number;
+	/** The system error code of a network error (ECONNREFUSED, ECONNRESET, ...), when known. */
+	networkCode?: string;
 	body?: unknown;
 }
 
@@ -84,6 +86,7 @@ export function classifyFailure(response: RawResponse): ServiceFailure {
 			messages: [
 				[response.networkCode, response.networkMessage].filter(Boolean).join(': ') || 'no response',
 			],
+			...(response.networkCode ? { networkCode: response.networkCode } : {}),
 		};
 	}
 	const messages = messagesOf(body);
@@ -117,4 +120,39 @@ export function isRetryable(failure: ServiceFailure): boolean {
 		failure.kind === 'serverError' ||
 		failure.kind === 'networkError'
 	);
+}
+
+/**
+ * Network errors raised before a request could be sent: no connection was made, so the service
+ * cannot have received anything. Any other network error (a reset, a time-out) can happen after the
+ * service read the request.
+ */
+const NOT_SENT_NETWORK_CODES = new Set([
+	'ECONNREFUSED',
+	'ENOTFOUND',
+	'EAI_AGAIN',
+	'EHOSTUNREACH',
+	'ENETUNREACH',
+	'EHOSTDOWN',
+	'ENETDOWN',
+	'EADDRNOTAVAIL',
+	'UND_ERR_CONNECT_TIMEOUT',
+	'CERT_HAS_EXPIRED',
+	'DEPTH_ZERO_SELF_SIGNED_CERT',
+	'SELF_SIGNED_CERT_IN_CHAIN',
+	'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+	'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/**
+ * Whether a failed call may still have been carried out by the service: a 5xx can come after the
+ * service queued a message, and a reset or time-out after it read the request. Refusals (4xx, the
+ * rate limit) and connections that were never made cannot.
+ */
+export function mayHaveReachedService(failure: ServiceFailure): boolean {
+	if (failure.kind === 'serverError') return true;
+	if (failure.kind === 'networkError') {
+		return failure.networkCode === undefined || !NOT_SENT_NETWORK_CODES.has(failure.networkCode);
+	}
+	return false;
 }

@@ -40,7 +40,7 @@ function checkValue(field: string, value: string): void {
 		throw new TemplateFieldError(
 			field,
 			`'${field}' contains '${sequence}', which would break the template shorthand`,
-			`Remove '${sequence}' from '${field}': the service reads it as part of the template syntax, so the message would be sent with different values than the ones you entered`,
+			`Remove '${sequence}' from '${field}': the service would read it as template syntax and send other values than the ones you entered`,
 		);
 	}
 	// A trailing ']' runs into the closing ']]' and the service would cut the value one character short.

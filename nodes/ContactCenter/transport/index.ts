@@ -18,6 +18,8 @@ export class ServiceRequestError extends Error {
 		readonly failure: ServiceFailure,
 		/** How many times the request was sent, when it was retried. */
 		readonly attempts = 1,
+		/** How many of those attempts may have been carried out by the service all the same. */
+		readonly uncertainAttempts = 0,
 	) {
 		super(failure.messages.join('; ') || `HTTP ${failure.status ?? 'error'}`);
 	}
@@ -38,7 +40,7 @@ export async function contactCenterApiRequest(
 	this: IExecuteFunctions,
 	method: IHttpRequestMethods,
 	path: string,
-	options: { body?: IDataObject; qs?: IDataObject } = {},
+	options: { body?: IDataObject; qs?: IDataObject; timeoutMs?: number } = {},
 ): Promise<unknown> {
 	const credentials = await this.getCredentials(CREDENTIAL_TYPE);
 	const baseUrl = String(credentials.baseUrl ?? '').replace(/\/+$/, '');
@@ -49,6 +51,7 @@ export async function contactCenterApiRequest(
 		returnFullResponse: true,
 		...(options.body ? { body: options.body } : {}),
 		...(options.qs ? { qs: options.qs } : {}),
+		...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
 	};
 	const outcome = await this.helpers.httpRequestWithAuthentication
 		.call(this, CREDENTIAL_TYPE, request)

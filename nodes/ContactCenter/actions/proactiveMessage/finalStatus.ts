@@ -1,47 +1,63 @@
 import { sleep, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 
-import { MESSAGE_STATUSES, type StatusOverview } from '../../helpers/statusOverview';
+import type { StatusOverview } from '../../helpers/statusOverview';
 import { getFailedMessages } from './getFailed.operation';
 import { getStatusOverview } from './getStatus.operation';
 
-/** One send is one message, so its final status is the one status its overview counts. */
-export function finalStatusOf(overview: StatusOverview): string {
-	if (Number(overview.PROCESSING) > 0) return 'PROCESSING';
-	const settled = MESSAGE_STATUSES.filter((status) => status !== 'PROCESSING');
+/** Statuses a message does not leave: the service has nothing more to report about it. */
+export const FINAL_STATUSES: readonly string[] = ['DELIVERED', 'FAILED', 'DELIVERING_FAILED'];
+
+/**
+ * One send is one message, so its status is the one status its overview counts. A status still on
+ * its way (PROCESSING, SENT, or one the spec does not list) wins over a final one.
+ */
+export function currentStatusOf(overview: StatusOverview): string {
 	const counted = Object.keys(overview).filter(
 		(key) => key !== 'correlationId' && key !== 'total' && Number(overview[key]) > 0,
 	);
-	return settled.find((status) => counted.includes(status)) ?? counted[0] ?? 'UNKNOWN';
+	return counted.find((status) => !FINAL_STATUSES.includes(status)) ?? counted[0] ?? 'UNKNOWN';
 }
 
 /**
- * Polls Get Status for every sent item until none is processing or the timeout passes, then adds
- * `finalStatus` (and `failureReason` for a failed message) to each sent item. A status that cannot
- * be read does not fail the item: the message was sent, and the output says the status is unknown.
+ * Polls Get Status, once per correlation id per round, until every sent message has a final status
+ * or the timeout passes. Each sent item gets `finalStatus` (the status last read), `settled` (whether
+ * that status is final) and, for FAILED, `failureReason`. A status that cannot be read does not fail
+ * the item: the message was sent; `finalStatusError` says why the status is not known.
  */
 export async function addFinalStatuses(
 	this: IExecuteFunctions,
 	results: INodeExecutionData[],
 	{ timeoutMs, pollIntervalMs }: { timeoutMs: number; pollIntervalMs: number },
 ): Promise<void> {
-	const pending = new Set(results.filter((item) => item.json.sent === true));
+	const waiting = new Map<string, INodeExecutionData[]>();
+	for (const item of results) {
+		if (item.json.sent !== true) continue;
+		item.json.finalStatus = 'UNKNOWN';
+		item.json.settled = false;
+		const correlationId = String(item.json.correlationId);
+		waiting.set(correlationId, [...(waiting.get(correlationId) ?? []), item]);
+	}
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
-		for (const item of pending) {
-			const correlationId = String(item.json.correlationId);
-			const status = await getStatusOverview.call(this, correlationId).then(
-				(overview) => ({ finalStatus: finalStatusOf(overview), finalStatusError: undefined }),
-				(error: Error) => ({ finalStatus: 'UNKNOWN', finalStatusError: error.message }),
+		for (const [correlationId, items] of waiting) {
+			const read = await getStatusOverview.call(this, correlationId).then(
+				(overview) => ({ status: currentStatusOf(overview), error: undefined }),
+				(error: Error) => ({ status: undefined, error: error.message }),
 			);
-			item.json.finalStatus = status.finalStatus;
-			if (status.finalStatusError !== undefined)
-				item.json.finalStatusError = status.finalStatusError;
-			else delete item.json.finalStatusError;
-			if (status.finalStatus !== 'PROCESSING' && status.finalStatusError === undefined) {
-				pending.delete(item);
+			for (const item of items) {
+				if (read.status === undefined) {
+					item.json.finalStatusError = read.error;
+					continue;
+				}
+				item.json.finalStatus = read.status;
+				item.json.settled = FINAL_STATUSES.includes(read.status);
+				delete item.json.finalStatusError;
+			}
+			if (read.status !== undefined && FINAL_STATUSES.includes(read.status)) {
+				waiting.delete(correlationId);
 			}
 		}
-		if (pending.size === 0 || Date.now() + pollIntervalMs > deadline) break;
+		if (waiting.size === 0 || Date.now() + pollIntervalMs > deadline) break;
 		await sleep(pollIntervalMs);
 	}
 	for (const item of results) {

@@ -8,16 +8,38 @@ import {
 } from 'n8n-workflow';
 
 import { processItems } from '../../helpers/items';
+import { MAY_HAVE_BEEN_SENT, toNodeError, withNotSent } from '../../helpers/nodeErrors';
 import {
-	DEFAULT_MESSAGES_PER_MINUTE,
-	DEFAULT_RATE_WINDOW_MS,
+	DEFAULT_RATE_LIMIT_MESSAGES,
+	DEFAULT_RATE_LIMIT_PERIOD_SECONDS,
+	resolveRateLimit,
 	retryDelayMs,
 	SendPacer,
+	type RateLimitOptions,
 } from '../../helpers/sendPacing';
-import { isRetryable } from '../../helpers/serviceError';
+import { isRetryable, mayHaveReachedService } from '../../helpers/serviceError';
 import { buildTemplateShorthand } from '../../helpers/templateShorthand';
 import { contactCenterApiRequest, ServiceRequestError } from '../../transport';
 import { addFinalStatuses } from './finalStatus';
+
+const DEFAULT_SEND_TIMEOUT_SECONDS = 30;
+
+/** What an output item says about its message, in words that read well in a spreadsheet. */
+export type SendOutcome = 'sent' | 'not sent' | 'may have been sent';
+
+/** The service answered without a correlationId: it probably queued the message. */
+class UnconfirmedSendError extends NodeOperationError {}
+
+/** How a failed item's message ended: sent or not, and whether more than one copy may be out. */
+function outcomeOfError(error: unknown): { outcome: SendOutcome; possibleDuplicate: boolean } {
+	if (error instanceof UnconfirmedSendError)
+		return { outcome: 'may have been sent', possibleDuplicate: false };
+	const uncertainAttempts = error instanceof ServiceRequestError ? error.uncertainAttempts : 0;
+	return {
+		outcome: uncertainAttempts > 0 ? 'may have been sent' : 'not sent',
+		possibleDuplicate: uncertainAttempts > 1,
+	};
+}
 
 const show = (extra: Record<string, string[]> = {}) => ({
 	show: { resource: ['proactiveMessage'], operation: ['send'], ...extra },
@@ -210,26 +232,64 @@ export const description: INodeProperties[] = [
 				type: 'number',
 				typeOptions: { minValue: 0 },
 				default: 120,
-				description: 'How long to wait for the final statuses before returning what is known',
+				description:
+					'How long to wait for the final statuses. Items whose message has none by then keep the status last read (e.g. SENT) with settled false.',
 				displayOptions: { show: { waitForFinalStatus: [true] } },
 			},
 			{
-				displayName: 'Messages Per Minute',
+				displayName: 'Messages Per Minute (Old Setting)',
 				name: 'messagesPerMinute',
 				type: 'number',
 				typeOptions: { minValue: 1 },
-				default: DEFAULT_MESSAGES_PER_MINUTE,
+				default: DEFAULT_RATE_LIMIT_MESSAGES,
 				description:
-					'Sends are spread evenly at this rate. The service allows 60 per minute per organization; change it only if your account has another limit. Messages refused by the limit are retried, up to 6 times.',
+					'Saved by an earlier version of this node and used only while Rate Limit Messages and Rate Limit Period (Seconds) are not set. Replace it with those: X per minute over a window of W seconds is X × W / 60 messages per W seconds.',
+				displayOptions: { show: { messagesPerMinute: [{ _cnd: { exists: true } }] } },
 			},
 			{
-				displayName: 'Rate Window (Seconds)',
+				displayName: 'Rate Limit Messages',
+				name: 'rateLimitMessages',
+				type: 'number',
+				typeOptions: { minValue: 1 },
+				default: DEFAULT_RATE_LIMIT_MESSAGES,
+				description:
+					"N in the service's limit of N messages per W seconds for your organization, as the service states it (standard: 60 messages per 60 seconds). For 10 messages per 5 seconds, enter 10 here and 5 in Rate Limit Period (Seconds).",
+			},
+			{
+				displayName: 'Rate Limit Period (Seconds)',
+				name: 'rateLimitPeriodSeconds',
+				type: 'number',
+				typeOptions: { minValue: 0.1, numberPrecision: 1 },
+				default: DEFAULT_RATE_LIMIT_PERIOD_SECONDS,
+				description:
+					"W in the service's limit of N messages per W seconds. Sends are spread evenly, one every W / N seconds, and never more than N go out within any W seconds.",
+			},
+			{
+				displayName: 'Rate Window (Seconds) (Old Setting)',
 				name: 'rateWindowSeconds',
 				type: 'number',
 				typeOptions: { minValue: 0.1, numberPrecision: 1 },
-				default: 60,
+				default: DEFAULT_RATE_LIMIT_PERIOD_SECONDS,
 				description:
-					'The period over which the service counts its limit: at most Messages Per Minute × window / 60 messages are sent in any such period. The service counts per minute; change it only for a contract that counts otherwise.',
+					'Saved by an earlier version of this node and used only while Rate Limit Messages and Rate Limit Period (Seconds) are not set. Replace it with Rate Limit Period (Seconds).',
+				displayOptions: { show: { rateWindowSeconds: [{ _cnd: { exists: true } }] } },
+			},
+			{
+				displayName: 'Retry Ambiguous Failures',
+				name: 'retryAmbiguousFailures',
+				type: 'boolean',
+				default: true,
+				description:
+					"Whether to send again after a failure that may have come after the service queued the message: an HTTP 5xx answer, a time-out or a connection reset once the request was sent. On, every message goes out at least once and an item whose earlier attempt may have got through is marked possibleDuplicate. Off, such an item fails with 'may have been sent' and is not sent again, so no message goes out twice. Rate-limit refusals and connections that could not be made are always retried.",
+			},
+			{
+				displayName: 'Send Timeout (Seconds)',
+				name: 'sendTimeout',
+				type: 'number',
+				typeOptions: { minValue: 0.01, numberPrecision: 2 },
+				default: DEFAULT_SEND_TIMEOUT_SECONDS,
+				description:
+					"How long to wait for the service's answer to one send. A send without an answer in time may have been queued: it counts as an ambiguous failure.",
 			},
 			{
 				displayName: 'Status Poll Interval (Seconds)',
@@ -246,15 +306,15 @@ export const description: INodeProperties[] = [
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether to wait, after sending, until no message is still processing, and add its final status (and failure reason) to the output',
+					'Whether to wait, after sending, until every message has a final status (DELIVERED, FAILED or DELIVERING_FAILED) or the timeout passes, and add it to the output with settled true or false (and the reason of a FAILED message)',
 			},
 		],
 	},
 ];
 
-interface SendOptions {
-	messagesPerMinute?: number;
-	rateWindowSeconds?: number;
+interface SendOptions extends RateLimitOptions {
+	retryAmbiguousFailures?: boolean;
+	sendTimeout?: number;
 	waitForFinalStatus?: boolean;
 	finalStatusTimeout?: number;
 	statusPollInterval?: number;
@@ -367,51 +427,72 @@ function buildSendBody(this: IExecuteFunctions, i: number) {
 
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const options = this.getNodeParameter('options', 0, {}) as SendOptions;
-	const pacer = new SendPacer(
-		options.messagesPerMinute ?? DEFAULT_MESSAGES_PER_MINUTE,
-		options.rateWindowSeconds === undefined
-			? DEFAULT_RATE_WINDOW_MS
-			: options.rateWindowSeconds * 1000,
-	);
+	const pacer = new SendPacer(resolveRateLimit(options));
+	const retryAmbiguousFailures = options.retryAmbiguousFailures ?? true;
+	const timeoutMs = (options.sendTimeout ?? DEFAULT_SEND_TIMEOUT_SECONDS) * 1000;
 
 	const sendWithRetries = async (body: IDataObject) => {
+		let uncertainAttempts = 0;
 		for (let attempt = 1; ; attempt++) {
 			await sleep(pacer.reserveSlot());
 			const outcome = await contactCenterApiRequest
-				.call(this, 'POST', '/proactive-messaging/', { body })
+				.call(this, 'POST', '/proactive-messaging/', { body, timeoutMs })
 				.then(
 					(response) => ({ response, error: undefined }),
 					(error: unknown) => ({ response: undefined, error }),
 				);
 			if (outcome.error === undefined) {
 				pacer.recordAccepted();
-				return { response: outcome.response, attempts: attempt };
+				return { response: outcome.response, attempts: attempt, uncertainAttempts };
 			}
 			const { error } = outcome;
-			if (!(error instanceof ServiceRequestError) || !isRetryable(error.failure)) throw error;
-			const delay = retryDelayMs(attempt, pacer.intervalMs, error.failure.retryAfterMs);
-			if (delay === undefined) throw new ServiceRequestError(error.failure, attempt);
+			if (!(error instanceof ServiceRequestError)) throw error;
+			const uncertain = mayHaveReachedService(error.failure);
+			if (uncertain) {
+				uncertainAttempts++;
+				// The service may have counted it against its limit.
+				pacer.recordAccepted();
+			}
+			const delay =
+				isRetryable(error.failure) && (retryAmbiguousFailures || !uncertain)
+					? retryDelayMs(attempt, pacer.intervalMs, error.failure.retryAfterMs)
+					: undefined;
+			if (delay === undefined) {
+				throw new ServiceRequestError(error.failure, attempt, uncertainAttempts);
+			}
 			pacer.postpone(delay);
 		}
 	};
 
 	const results = await processItems.call(this, {
 		errorContext: () => ({ operation: 'send' }),
-		failedItemFields: (i) => {
-			const { medium, channel, contact, messageType } = readMessage.call(this, i);
-			return { sent: false, medium, channel, contact, messageType };
+		failedItemFields: (i, error) => {
+			const outcomeFields = { sent: false, ...outcomeOfError(error) };
+			try {
+				const { medium, channel, contact, messageType } = readMessage.call(this, i);
+				return { ...outcomeFields, medium, channel, contact, messageType };
+			} catch {
+				// A field that cannot be read is what failed the item: its error is reported as such.
+				return outcomeFields;
+			}
 		},
 		run: async (i) => {
-			const body = buildSendBody.call(this, i);
-			const { response, attempts } = await sendWithRetries(body);
+			let body: ReturnType<typeof buildSendBody>;
+			try {
+				body = buildSendBody.call(this, i);
+			} catch (error) {
+				const refusal = toNodeError(this.getNode(), error, i, { operation: 'send' });
+				refusal.description = withNotSent(refusal.description);
+				throw refusal;
+			}
+			const { response, attempts, uncertainAttempts } = await sendWithRetries(body);
 			const correlationId = (response as IDataObject | undefined)?.correlationId;
 			if (typeof correlationId !== 'string' || correlationId === '') {
-				throw new NodeOperationError(
+				throw new UnconfirmedSendError(
 					this.getNode(),
 					`The service accepted the message but returned no correlationId: ${JSON.stringify(response)}`,
 					{
-						description:
-							'The message was probably queued; check the messages export in the service before sending it again',
+						description: `The service probably queued it. ${MAY_HAVE_BEEN_SENT}`,
 						itemIndex: i,
 					},
 				);
@@ -420,6 +501,8 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 			return {
 				correlationId,
 				sent: true,
+				outcome: 'sent' satisfies SendOutcome,
+				possibleDuplicate: uncertainAttempts > 0,
 				medium: body.medium,
 				channel: body.channel,
 				contact: body.contact,
