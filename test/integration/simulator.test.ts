@@ -811,3 +811,86 @@ describe('CRM delivery admin route', () => {
 		expect(context.sim.requests).toEqual([]);
 	});
 });
+
+describe('SENT step before delivery (sentForMs)', () => {
+	const context = useSimulator({ settleAfterMs: 2000, sentForMs: 3000 });
+	let token: string;
+	beforeAll(async () => {
+		token = await tokenOf(context.sim);
+	});
+
+	const statusOf = async (id: string) => {
+		const overview = await call(context.sim, 'GET', `/proactive-messaging/${id}`, { token });
+		const statuses: Record<string, number> = overview.json.statuses;
+		return Object.keys(statuses).find((status) => statuses[status] === 1);
+	};
+
+	it('PROCESSING, then SENT for sentForMs, then DELIVERING_FAILED or DELIVERED; FAILED without the step', async () => {
+		const ids = await Promise.all(
+			['+15550000001', '+15551234567', '+15550000000'].map(async (contact) => {
+				const reply = await send(context.sim, token, sms(contact));
+				return reply.json.correlationId as string;
+			}),
+		);
+		const statuses = async () => await Promise.all(ids.map(statusOf));
+		expect(await statuses()).toEqual(['PROCESSING', 'PROCESSING', 'PROCESSING']);
+		context.clock += 2000;
+		expect(await statuses()).toEqual(['SENT', 'SENT', 'FAILED']);
+		context.clock += 2999;
+		expect(await statuses()).toEqual(['SENT', 'SENT', 'FAILED']);
+		context.clock += 1;
+		expect(await statuses()).toEqual(['DELIVERING_FAILED', 'DELIVERED', 'FAILED']);
+	});
+
+	it('settleMessages() skips the SENT step', async () => {
+		const reply = await send(context.sim, token, sms('+15550000001'));
+		context.sim.settleMessages();
+		expect(await statusOf(reply.json.correlationId)).toBe('DELIVERING_FAILED');
+	});
+});
+
+describe('faults after handling', () => {
+	const context = useSimulator({ settleAfterMs: 0 });
+	let token: string;
+	beforeAll(async () => {
+		token = await tokenOf(context.sim);
+	});
+	const queued = (contact: string) =>
+		context.sim.messages.filter((message) => message.body.contact === contact);
+
+	it('queues the message, then answers the fault: a 500 after the fact', async () => {
+		context.sim.injectFault({
+			method: 'POST',
+			path: '/proactive-messaging/',
+			afterHandling: true,
+			response: { status: 500, body: { errors: ['Internal error'] } },
+		});
+		const reply = await send(context.sim, token, sms('+15551400001'));
+		expect(reply.status).toBe(500);
+		expect(reply.json).toEqual({ errors: ['Internal error'] });
+		expect(queued('+15551400001')).toHaveLength(1);
+		expect((await send(context.sim, token, sms('+15551400001'))).status).toBe(200);
+	});
+
+	it('a fault without afterHandling answers instead of the service: nothing is queued', async () => {
+		context.sim.injectFault({
+			method: 'POST',
+			path: '/proactive-messaging',
+			response: { status: 503, body: { errors: ['maintenance'] } },
+		});
+		expect((await send(context.sim, token, sms('+15551400002'))).status).toBe(503);
+		expect(queued('+15551400002')).toHaveLength(0);
+	});
+
+	it('resets the connection without an answer after queuing, and logs status 0', async () => {
+		context.sim.injectFault({
+			method: 'POST',
+			path: '/proactive-messaging',
+			afterHandling: true,
+			resetConnection: true,
+		});
+		await expect(send(context.sim, token, sms('+15551400003'))).rejects.toThrow();
+		expect(queued('+15551400003')).toHaveLength(1);
+		expect(context.sim.requests[context.sim.requests.length - 1].status).toBe(0);
+	});
+});
