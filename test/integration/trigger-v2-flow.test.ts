@@ -1,4 +1,10 @@
-import type { IDataObject } from 'n8n-workflow';
+import {
+	NodeHelpers,
+	resolveWebhookDescriptionField,
+	webhookDescriptionIsNativelyResolvable,
+	type IDataObject,
+	type INodeParameters,
+} from 'n8n-workflow';
 
 import { ContactCenterSigningSecretApi } from '../../credentials/ContactCenterSigningSecretApi.credentials';
 import { ContactCenterTrigger } from '../../nodes/ContactCenterTrigger/ContactCenterTrigger.node';
@@ -8,6 +14,7 @@ import {
 	WRITE_BACK_LEDGER_KEY,
 } from '../../nodes/ContactCenterTrigger/helpers/writeBackLedger';
 import { createCredentialStore } from '../harness';
+import { buildWorkflow } from '../harness/workflow-setup';
 import {
 	createFlowDatabase,
 	deliver,
@@ -260,4 +267,50 @@ describe('Contact Center Trigger v2: lookup answered by the trigger when no Resp
 		expect(result.status).toBe(500);
 		expect(result.body).toEqual({ message: 'Error in workflow' });
 	});
+});
+
+describe('Contact Center Trigger v2: webhook description resolved without the expression engine', () => {
+	const cases: Array<[IDataObject, { path: string; responseMode: string; responseCode: number }]> =
+		[
+			[{ endpoint: 'lookup' }, { path: 'lookup', responseMode: 'responseNode', responseCode: 404 }],
+			[
+				{ endpoint: 'lookup', ifNoResponse: 'serverError' },
+				{ path: 'lookup', responseMode: 'responseNode', responseCode: 500 },
+			],
+			[
+				{ endpoint: 'writeBack' },
+				{ path: 'write-back', responseMode: 'responseNode', responseCode: 200 },
+			],
+			[
+				{ endpoint: 'notification' },
+				{ path: 'notification', responseMode: 'onReceived', responseCode: 204 },
+			],
+		];
+
+	it.each(cases)(
+		'%j: the native resolvers and the editor templates agree',
+		(parameters, expected) => {
+			const nodeType = new ContactCenterTrigger();
+			const { workflow, node } = buildWorkflow({
+				nodeType,
+				parameters: parameters as INodeParameters,
+			});
+			const [webhook] = NodeHelpers.getVersionedNodeType(nodeType, 2).description.webhooks ?? [];
+			expect(webhookDescriptionIsNativelyResolvable(webhook)).toBe(true);
+			for (const field of ['path', 'responseMode', 'responseCode'] as const) {
+				const native = resolveWebhookDescriptionField(node, webhook, field);
+				const template = workflow.expression.getSimpleParameterValue(
+					node,
+					webhook[field] as string,
+					'webhook',
+					{},
+				);
+				expect({ field, native }).toEqual({
+					field,
+					native: { resolved: true, value: expected[field] },
+				});
+				expect({ field, template }).toEqual({ field, template: expected[field] });
+			}
+		},
+	);
 });

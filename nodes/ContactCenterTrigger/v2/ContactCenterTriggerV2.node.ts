@@ -4,6 +4,7 @@ import {
 	type INodeExecutionData,
 	type INodeType,
 	type INodeTypeDescription,
+	type IWebhookDescription,
 	type IWebhookFunctions,
 	type IWebhookResponseData,
 } from 'n8n-workflow';
@@ -24,6 +25,7 @@ import {
 	type Endpoint,
 } from '../shared/description';
 import { readSignedBody, webhookMethods } from '../shared/signedRequest';
+import { computedWebhookFields } from '../shared/webhookFields';
 import { runLookup, runWriteBack } from './runPhase';
 
 /**
@@ -64,16 +66,23 @@ export class ContactCenterTriggerV2 implements INodeType {
 			{
 				name: 'default',
 				httpMethod: 'POST',
-				path: '={{ $parameter["endpoint"] === "writeBack" ? "write-back" : $parameter["endpoint"] }}',
-				// Lookup and write back are answered from the run (Respond to Lookup, or the trigger's
-				// own answer when the run ends); a notification is answered 204 at once.
-				responseMode:
-					'={{ $parameter["endpoint"] === "notification" ? "onReceived" : "responseNode" }}',
-				// n8n's own answer when a run ends without one: only after a successful run.
-				responseCode:
-					'={{ $parameter["endpoint"] === "notification" ? 204 : ($parameter["endpoint"] === "lookup" ? ($parameter["ifNoResponse"] === "serverError" ? 500 : 404) : 200) }}',
 				responseData: 'noData',
-			},
+				...computedWebhookFields({
+					path: (p) => (p.endpoint === 'writeBack' ? 'write-back' : p.endpoint),
+					// Lookup and write back are answered from the run (Respond to Lookup, or the
+					// trigger's own answer when the run ends); a notification is answered 204 at once.
+					responseMode: (p) => (p.endpoint === 'notification' ? 'onReceived' : 'responseNode'),
+					// n8n's own answer when a run ends without one: only after a successful run.
+					responseCode: (p) =>
+						p.endpoint === 'notification'
+							? 204
+							: p.endpoint === 'lookup'
+								? p.ifNoResponse === 'serverError'
+									? 500
+									: 404
+								: 200,
+				}),
+			} as IWebhookDescription,
 		],
 		properties: [
 			endpointProperty,

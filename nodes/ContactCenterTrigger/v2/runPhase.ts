@@ -16,8 +16,11 @@ import {
 	type WriteBackStatus,
 } from '../helpers/writeBackLedger';
 
-/** processed_data entries kept for claims; a claim is only needed for its claim window. */
-const MAX_CLAIM_ENTRIES = 2000;
+/**
+ * processed_data entries kept for claims (two per delivery; n8n rewrites them all on each claim).
+ * A claim is only needed while its delivery may still be running.
+ */
+const MAX_CLAIM_ENTRIES = 500;
 
 /**
  * Serialises the claim and ledger reads of one trigger node within this n8n process. Only a lock:
