@@ -263,6 +263,22 @@ describe('Contact Center: Send says whether each message was sent', () => {
 		expect(sendRequests()).toHaveLength(7);
 	});
 
+	it('an answer without a correlationId: the item may have been sent', async () => {
+		fixture.sim.injectFault({
+			method: 'POST',
+			path: '/proactive-messaging',
+			response: { status: 200, body: {} },
+		});
+		const { json } = await runContactCenter(fixture.credentials, sendParameters(), [{}], true);
+		expect(json[0]).toMatchObject({
+			sent: false,
+			outcome: 'may have been sent',
+			possibleDuplicate: false,
+			error: 'The service accepted the message but returned no correlationId: {}',
+			errorDescription: `The service probably queued it. ${MAY_HAVE_BEEN_SENT}`,
+		});
+	});
+
 	it('with Continue On Fail every input item yields exactly one item that says sent, not sent or may have been sent', async () => {
 		fixture.sim.injectFault({
 			method: 'POST',

@@ -28,12 +28,16 @@ const DEFAULT_SEND_TIMEOUT_SECONDS = 30;
 export type SendOutcome = 'sent' | 'not sent' | 'may have been sent';
 
 /** The service answered without a correlationId: it probably queued the message. */
-class UnconfirmedSendError extends NodeOperationError {}
+class UnconfirmedSendError extends NodeOperationError {
+	/** Earlier attempts that may have queued the message as well. */
+	uncertainAttempts = 0;
+}
 
 /** How a failed item's message ended: sent or not, and whether more than one copy may be out. */
 function outcomeOfError(error: unknown): { outcome: SendOutcome; possibleDuplicate: boolean } {
-	if (error instanceof UnconfirmedSendError)
-		return { outcome: 'may have been sent', possibleDuplicate: false };
+	if (error instanceof UnconfirmedSendError) {
+		return { outcome: 'may have been sent', possibleDuplicate: error.uncertainAttempts > 0 };
+	}
 	const uncertainAttempts = error instanceof ServiceRequestError ? error.uncertainAttempts : 0;
 	return {
 		outcome: uncertainAttempts > 0 ? 'may have been sent' : 'not sent',
@@ -488,7 +492,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 			const { response, attempts, uncertainAttempts } = await sendWithRetries(body);
 			const correlationId = (response as IDataObject | undefined)?.correlationId;
 			if (typeof correlationId !== 'string' || correlationId === '') {
-				throw new UnconfirmedSendError(
+				const unconfirmed = new UnconfirmedSendError(
 					this.getNode(),
 					`The service accepted the message but returned no correlationId: ${JSON.stringify(response)}`,
 					{
@@ -496,6 +500,8 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 						itemIndex: i,
 					},
 				);
+				unconfirmed.uncertainAttempts = uncertainAttempts;
+				throw unconfirmed;
 			}
 			const { messageType } = readMessage.call(this, i);
 			return {
