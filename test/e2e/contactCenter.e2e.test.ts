@@ -26,6 +26,7 @@ const { evaluateMetric, METRIC_ENDPOINTS }: Json = metricsModule;
 const { freshStateDir, postSigned, readFixture, report, waitFor }: Json = helpersModule;
 
 const TOKEN_PROBE = readFixture('token-probe.json');
+const SEND_WAIT_FOR_FINAL_STATUS = readFixture('send-wait-for-final-status.json');
 /** The JSON body of every write back answer of trigger version 2. */
 const writeBackAnswer = (status: WriteBackStatus, key: string) => answerFor(status, key).body;
 const FAILING_WRITE_BACK = readFixture('write-back-fails-on-demand.json');
@@ -93,7 +94,7 @@ beforeAll(async () => {
 			userFolder: stateDir,
 			n8nPort: 0,
 			simulatorPort: 0,
-			extraWorkflows: [TOKEN_PROBE, FAILING_WRITE_BACK, WRITE_BACK_V1],
+			extraWorkflows: [TOKEN_PROBE, FAILING_WRITE_BACK, WRITE_BACK_V1, SEND_WAIT_FOR_FINAL_STATUS],
 			log: (line: string) => report(`[e2e] ${line}`),
 		})
 		.catch((error: Error) => {
@@ -264,6 +265,36 @@ describe('action workflows executed by n8n', () => {
 				}),
 			),
 		);
+	});
+
+	test('Send with Wait for Final Status: a message SENT first that then fails delivery ends DELIVERING_FAILED, settled', async () => {
+		// As a provider reports it: a message that gets delivered, or not, is SENT for 3 s first.
+		sim().options.sentForMs = 3000;
+		try {
+			const { result: run, requests } = await recording(() =>
+				execute(SEND_WAIT_FOR_FINAL_STATUS.id),
+			);
+			const sent: Json[] = run.output('Send and wait');
+			expect(sent.map((s) => [s.contact, s.outcome, s.finalStatus, s.settled])).toEqual([
+				['+31612350001', 'sent', 'DELIVERING_FAILED', true],
+				['+31612355678', 'sent', 'DELIVERED', true],
+				['+31612350000', 'sent', 'FAILED', true],
+			]);
+			expect(sent[2].failureReason).toBe('Invalid phone number');
+			const message = (sim().messages as Json[]).find(
+				(m) => m.correlationId === sent[0].correlationId,
+			)!;
+			expect(message.status).toBe('DELIVERING_FAILED');
+			// Polled while the message was SENT, and on until it had failed delivery.
+			const polls = requests.filter(
+				(r) => r.method === 'GET' && r.path === `/proactive-messaging/${sent[0].correlationId}`,
+			);
+			const sentFrom = message.receivedAt + sim().options.settleAfterMs;
+			expect(polls.some((r) => r.at >= sentFrom && r.at < sentFrom + 3000)).toBe(true);
+			expect(polls[polls.length - 1].at).toBeGreaterThanOrEqual(sentFrom + 3000);
+		} finally {
+			sim().options.sentForMs = 0;
+		}
 	});
 
 	test('the executions so far still used the single token', () => {
