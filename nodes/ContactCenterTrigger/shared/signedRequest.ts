@@ -27,17 +27,16 @@ export type SignedBody =
 	/** The call was answered (401 or 400) and must start no run. */
 	| { ok: false; response: IWebhookResponseData };
 
-async function signingKeyOf(context: IWebhookFunctions | IHookFunctions): Promise<Buffer> {
+type SigningKey = { ok: true; key: Buffer } | { ok: false; message: string };
+
+async function signingKeyOf(context: IWebhookFunctions | IHookFunctions): Promise<SigningKey> {
 	const credentials = await context.getCredentials(SIGNING_SECRET_CREDENTIAL);
 	const secret = decodeSigningSecret(credentials.secret);
-	if (!secret.ok) {
-		throw new NodeOperationError(
-			context.getNode(),
-			`The "Contact Center Signing Secret API" credential cannot be used: ${secret.detail}`,
-			{ description: credentialProblemDescription },
-		);
-	}
-	return secret.key;
+	if (secret.ok) return secret;
+	return {
+		ok: false,
+		message: `The "Contact Center Signing Secret API" credential cannot be used: ${secret.detail}`,
+	};
 }
 
 /**
@@ -46,9 +45,18 @@ async function signingKeyOf(context: IWebhookFunctions | IHookFunctions): Promis
  * neither of them reaching a parser or starting a run.
  */
 export async function readSignedBody(context: IWebhookFunctions): Promise<SignedBody> {
-	const key = await signingKeyOf(context);
+	const signingKey = await signingKeyOf(context);
 	const req = context.getRequestObject() as unknown as RawBodyRequest;
 	const res = context.getResponseObject() as unknown as MinimalResponse;
+	if (!signingKey.ok) {
+		// No call can be verified, so none may run the workflow: answered here, without a run.
+		context.logger.error(`${signingKey.message}. ${credentialProblemDescription}`);
+		writeJsonResponse(res, 500, {
+			message: `${signingKey.message}. The n8n workflow's owner must fix the credential; the call was not processed.`,
+		});
+		return { ok: false, response: { noWebhookResponse: true } };
+	}
+	const key = signingKey.key;
 	const rawBody = await getRawBody(req);
 	if (rawBody === undefined) {
 		throw new NodeOperationError(
@@ -84,7 +92,12 @@ export async function readSignedBody(context: IWebhookFunctions): Promise<Signed
 export const webhookMethods = {
 	default: {
 		async checkExists(this: IHookFunctions): Promise<boolean> {
-			await signingKeyOf(this);
+			const signingKey = await signingKeyOf(this);
+			if (!signingKey.ok) {
+				throw new NodeOperationError(this.getNode(), signingKey.message, {
+					description: credentialProblemDescription,
+				});
+			}
 			return true;
 		},
 		async create(this: IHookFunctions): Promise<boolean> {
