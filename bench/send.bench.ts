@@ -25,8 +25,8 @@ import { fmt, pct, recordSection, type Figure } from './results';
 const LIMIT = 60;
 const WINDOW_MS = 3000;
 const BATCH = 600;
-/** The node's options for the scaled limit: 1200 per minute = 60 per 3 s, window 3 s. */
-const AT_THE_LIMIT = { messagesPerMinute: (LIMIT * 60_000) / WINDOW_MS, rateWindowSeconds: WINDOW_MS / 1000 };
+/** The node's options for the scaled limit, as the service would state it: 60 messages per 3 seconds. */
+const AT_THE_LIMIT = { rateLimitMessages: LIMIT, rateLimitPeriodSeconds: WINDOW_MS / 1000 };
 
 const phones = (prefix: string, count: number) =>
 	Array.from({ length: count }, (_, i) => ({ phone: `+1555${prefix}${String(i).padStart(4, '0')}` }));
@@ -234,7 +234,7 @@ describe('Benchmark 1: Send at the rate limit (60 per 3 s, batch of 600)', () =>
 		recordSection({
 			id: 'send',
 			title: '1. Send at the rate limit',
-			method: `Simulator limit ${LIMIT} sends per ${WINDOW_MS / 1000} s (sliding window, 429 with Retry-After), a batch of ${BATCH} items (10x the limit) through the Contact Center node (Send, Continue On Fail, options messagesPerMinute ${AT_THE_LIMIT.messagesPerMinute}, rateWindowSeconds ${AT_THE_LIMIT.rateWindowSeconds}) in n8n-core's ExecuteContext; the same batch through a naive loop node (httpRequestWithAuthentication once per item, no pacing, Continue On Fail, like n8n's Twilio node); then two concurrent executions of ${BATCH / 2} each. Rate = (accepted - 1) / ((last accept - first accept) / window x limit), from the simulator's request log; even spacing exactly at the limit is 100 %. Lost = items whose message the service never accepted. Retried = sum over items of (attempts - 1). The window was left to empty before each run.`,
+			method: `Simulator limit ${LIMIT} sends per ${WINDOW_MS / 1000} s (sliding window, 429 with Retry-After), a batch of ${BATCH} items (10x the limit) through the Contact Center node (Send, Continue On Fail, options Rate Limit Messages ${AT_THE_LIMIT.rateLimitMessages} per Rate Limit Period ${AT_THE_LIMIT.rateLimitPeriodSeconds} s) in n8n-core's ExecuteContext; the same batch through a naive loop node (httpRequestWithAuthentication once per item, no pacing, Continue On Fail, like n8n's Twilio node); then two concurrent executions of ${BATCH / 2} each. Rate = (accepted - 1) / ((last accept - first accept) / window x limit), from the simulator's request log; even spacing exactly at the limit is 100 %. Lost = items whose message the service never accepted. Retried = sum over items of (attempts - 1). The window was left to empty before each run.`,
 			figures: list,
 		});
 	});
