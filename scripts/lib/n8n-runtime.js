@@ -360,14 +360,19 @@ async function executeWorkflow(instance, id) {
 /**
  * Starts `n8n start` in its own process group (so its task runners stop with it); output goes to
  * `<userFolder>/n8n.log`. Resolves once `/healthz/readiness` answers 200.
+ * `command`: 'start' (default), or 'worker' / 'webhook' for queue mode; `readinessUrl` defaults to
+ * the instance's `/healthz/readiness` (a worker serves it on its QUEUE_HEALTH_CHECK_PORT).
  */
-async function startServer(instance, { log = defaultLog, timeoutMs = 180000 } = {}) {
+async function startServer(
+	instance,
+	{ log = defaultLog, timeoutMs = 180000, command = 'start', readinessUrl } = {},
+) {
 	const logFile = path.join(instance.userFolder, 'n8n.log');
 	// One log per start (the previous one is kept beside it), so its contents describe this run.
 	if (fs.existsSync(logFile))
 		fs.renameSync(logFile, path.join(instance.userFolder, 'n8n.previous.log'));
 	const out = fs.openSync(logFile, 'w');
-	const child = spawn(instance.runtime.nodeBin, [instance.runtime.n8nBin, 'start'], {
+	const child = spawn(instance.runtime.nodeBin, [instance.runtime.n8nBin, command], {
 		cwd: instance.userFolder,
 		env: instance.env,
 		stdio: ['ignore', out, out],
@@ -379,8 +384,9 @@ async function startServer(instance, { log = defaultLog, timeoutMs = 180000 } = 
 	);
 	instance.server = { child, logFile, exited };
 	log(
-		`starting n8n ${instance.runtime.version} on ${instance.baseUrl} (log: ${path.relative(process.cwd(), logFile) || logFile})`,
+		`starting n8n ${instance.runtime.version}${command === 'start' ? '' : ` ${command}`} on ${instance.baseUrl} (log: ${path.relative(process.cwd(), logFile) || logFile})`,
 	);
+	const readyUrl = readinessUrl ?? `${instance.baseUrl}/healthz/readiness`;
 	const started = Date.now();
 	let exitInfo = null;
 	exited.then((info) => {
@@ -393,7 +399,7 @@ async function startServer(instance, { log = defaultLog, timeoutMs = 180000 } = 
 			);
 		}
 		try {
-			const res = await fetch(`${instance.baseUrl}/healthz/readiness`, {
+			const res = await fetch(readyUrl, {
 				signal: AbortSignal.timeout(2000),
 			});
 			if (res.status === 200) return instance;
