@@ -11,7 +11,7 @@ import * as path from 'node:path';
 export interface Figure {
 	name: string;
 	value: string;
-	/** The target as written in issue 5, when the figure has one. */
+	/** The target as written in the issue (5 or 13), when the figure has one. */
 	target?: string;
 	/** Whether the target is met; undefined for figures without a target. */
 	met?: boolean;
@@ -23,8 +23,12 @@ export interface Section {
 	/** How the figures were obtained, in a sentence or two. */
 	method: string;
 	figures: Figure[];
+	/** A table of its own (markdown lines), printed after the method, e.g. the issue's table. */
+	table?: string[];
 	/** Findings, e.g. why a target is missed. */
 	notes?: string[];
+	/** Raw figures, kept in the JSON file only. */
+	raw?: unknown;
 	/** Filled in by recordSection. */
 	date?: string;
 	machine?: string;
@@ -53,7 +57,10 @@ export function recordSection(section: Section): void {
 	const full: Section = { ...section, date: new Date().toISOString(), machine: machine() };
 	console.log(formatSection(full));
 	fs.mkdirSync(RESULTS_DIR, { recursive: true });
-	fs.writeFileSync(path.join(RESULTS_DIR, `${section.id}.json`), `${JSON.stringify(full, null, 2)}\n`);
+	fs.writeFileSync(
+		path.join(RESULTS_DIR, `${section.id}.json`),
+		`${JSON.stringify(full, null, 2)}\n`,
+	);
 	writeResultsMarkdown();
 }
 
@@ -64,11 +71,17 @@ function verdict(figure: Figure): string {
 
 function formatSection(section: Section): string {
 	const lines = [`## ${section.title}`, ''];
-	lines.push(`Run ${section.date ?? '?'} on ${section.machine ?? '?'}${section.n8nVersion ? `, n8n ${section.n8nVersion}` : ''}.`, '');
+	lines.push(
+		`Run ${section.date ?? '?'} on ${section.machine ?? '?'}${section.n8nVersion ? `, n8n ${section.n8nVersion}` : ''}.`,
+		'',
+	);
 	lines.push(section.method, '');
+	if (section.table?.length) lines.push(...section.table, '');
 	lines.push('| Figure | Value | Target | Met |', '|---|---|---|---|');
 	for (const figure of section.figures) {
-		lines.push(`| ${figure.name} | ${figure.value} | ${figure.target ?? ''} | ${verdict(figure)} |`);
+		lines.push(
+			`| ${figure.name} | ${figure.value} | ${figure.target ?? ''} | ${verdict(figure)} |`,
+		);
 	}
 	if (section.notes?.length) {
 		lines.push('');
@@ -89,8 +102,12 @@ function readSections(): Section[] {
 
 export function writeResultsMarkdown(): void {
 	const sections = readSections();
-	const withTargets = sections.flatMap((s) => s.figures.filter((f) => f.met !== undefined).map((f) => ({ section: s, figure: f })));
-	const n8nVersions = [...new Set(sections.map((s) => s.n8nVersion).filter((v): v is string => v !== undefined))];
+	const withTargets = sections.flatMap((s) =>
+		s.figures.filter((f) => f.met !== undefined).map((f) => ({ section: s, figure: f })),
+	);
+	const n8nVersions = [
+		...new Set(sections.map((s) => s.n8nVersion).filter((v): v is string => v !== undefined)),
+	];
 	const lines = [
 		'# Benchmark results',
 		'',
@@ -102,7 +119,7 @@ export function writeResultsMarkdown(): void {
 		`- Node (jest, node code, simulator): ${process.version}`,
 		`- n8n (real-n8n part): ${n8nVersions.length ? n8nVersions.join(', ') : 'not run'}`,
 		'',
-		'## Targets (issue 5)',
+		'## Targets (issues 5 and 13)',
 		'',
 		'| Benchmark | Figure | Value | Target | Met |',
 		'|---|---|---|---|---|',

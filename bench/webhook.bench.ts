@@ -1,94 +1,334 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- benchmarks run in jest on a developer machine, never inside n8n */
 /**
- * Benchmark 4a (issue 5): webhook requests per second in ONE real n8n (2.41.1, Node 24, the packed
- * package installed as a community package): signed write backs to the Contact Center Trigger
- * (endpoint Write Back, Respond Immediately, unique idempotency keys) against n8n's core Webhook
- * node (POST, respond immediately) with the same bodies, plus the trigger's notification endpoint
- * (no dedup store) and a write back trigger whose dedup store starts full. Fixed concurrency, fixed
- * request count, the targets rotated in rounds so that a change in machine load hits all alike.
+ * Benchmark 4a (issues 5 and 13): webhook throughput and lookup round trip in ONE real n8n (2.41.1,
+ * Node 24), this package packed and installed as a community package next to a minimal community
+ * trigger fixture (bench/fixtures/minimal-trigger). All targets are measured side by side in the
+ * same n8n: fixed concurrency, fixed request counts, rounds with the order rotated (so a change in
+ * machine load hits all alike), medians of the rounds. The whole comparison runs twice: n8n with
+ * its default expression engine settings, then restarted with N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true.
+ *
+ * Throughput (8 in flight): n8n's core Webhook node (respond immediately), the minimal community
+ * trigger in versions 1 and 2, the Contact Center Trigger v2 (write back respond immediately /
+ * afterSuccess, write back without idempotency key, notification), v1 (write back), and three
+ * lookup workflows: Contact Center Trigger v2 -> Code -> Respond to Lookup, core Webhook (raw body)
+ * -> Code verifying the HMAC -> Respond to Webhook, minimal lookup trigger -> Code (last node
+ * answers). Round trip of the lookups one request at a time.
  *
  * Own user folder (.n8n-local/bench) and free ports picked at start, so it never collides with the
- * e2e suite or `npm start`. Uses scripts/lib/n8n-runtime.js unchanged.
+ * e2e suite or `npm start`. Uses scripts/lib/n8n-runtime.js unchanged. No timing assertions.
+ *
+ * BENCH_WEBHOOK_SCALE (default 1) scales the request counts, e.g. 0.1 while developing.
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Pool, request } from 'undici';
+import { Pool } from 'undici';
 
-import {
-	DEDUP_STATIC_KEY,
-	IdempotencyKeyStore,
-	PERSISTED_RECORD_LENGTH,
-} from '../nodes/ContactCenterTrigger/helpers/dedup';
 import * as runtimeModule from '../scripts/lib/n8n-runtime';
 import { DEFAULT_SIGNING_SECRET } from '../test/simulator';
 import { fmt, median, percentile, recordSection, type Figure } from './results';
 
+const SCALE = Number(process.env.BENCH_WEBHOOK_SCALE ?? '1') || 1;
 const CONCURRENCY = 8;
-/** Per target. n8n on this 2-core machine takes about 10 plain webhook calls per second, so 2000 would take 10+ minutes per target. */
-const REQUESTS_PER_TARGET = 1000;
 const ROUNDS = 4;
-const WARM_UP = 50;
-/** Requests to the trigger whose store starts full (10 000 keys). */
-const FULL_STORE_REQUESTS = 300;
-const FULL_STORE_KEYS = 10_000;
-/** Per target in the cause check (legacy expression engine). */
-const CAUSE_CHECK_REQUESTS = 500;
-/** Accepted write backs delivered again after the run. */
+/** Per target and engine setting, in ROUNDS rounds. */
+const THROUGHPUT_REQUESTS = Math.max(ROUNDS, Math.round((320 * SCALE) / ROUNDS) * ROUNDS);
+const WARM_UP = Math.max(CONCURRENCY, Math.round(24 * SCALE));
+/** Lookups one at a time, per lookup workflow and engine setting, in ROUNDS rounds. */
+const RTT_REQUESTS = Math.max(ROUNDS, Math.round((160 * SCALE) / ROUNDS) * ROUNDS);
+/** Accepted write backs (afterSuccess) delivered again one at a time after the throughput rounds. */
 const REDELIVERIES = 20;
 
 const SECRET = DEFAULT_SIGNING_SECRET;
-const CREDENTIAL = { id: 'ccBenchSecret', name: 'Bench signing secret', type: 'contactCenterSigningSecretApi' };
-const TRIGGER_NODE = 'Contact Center Trigger';
-const WORKFLOWS = { trigger: 'ccBenchTrigger', core: 'ccBenchCoreHook', notification: 'ccBenchNotify', full: 'ccBenchFullStore' } as const;
-type Target = 'trigger' | 'core' | 'notification';
+const CREDENTIAL = {
+	id: 'ccBenchSecret',
+	name: 'Bench signing secret',
+	type: 'contactCenterSigningSecretApi',
+};
+const CC = 'n8n-nodes-contact-center';
+const MINIMAL = 'n8n-nodes-bench-minimal-trigger';
+const FIXTURE_DIR = path.join(__dirname, 'fixtures', 'minimal-trigger');
+
+type BodyKind = 'writeBack' | 'writeBackNoKey' | 'lookup';
+
+interface TargetSpec {
+	label: string;
+	body: BodyKind;
+	/** Status code every call should get. */
+	status: number;
+	nodes: Array<Record<string, unknown>>;
+	connections?: Record<string, unknown>;
+}
+
+const TRIGGER_CREDENTIALS = {
+	contactCenterSigningSecretApi: { id: CREDENTIAL.id, name: CREDENTIAL.name },
+};
+
+/** The stand-in CRM search of examples/3-crm-lookup.json; `request` is the lookup body. */
+const FIND_CUSTOMER = `const customers = [
+  { email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace', customerId: 'CUST-1815', tier: 'gold', phone: '+441632960815' },
+  { email: 'grace@example.com', firstName: 'Grace', lastName: 'Hopper', customerId: 'CUST-1906', tier: 'silver', phone: null },
+];
+const email = String(request.email ?? '').trim().toLowerCase();
+const customer = customers.find((c) => c.email === email);
+return [{ json: customer ? { found: true, ...customer } : { found: false, email } }];`;
+
+/** Checks the HMAC over the raw body bytes the Webhook node kept (option Raw Body), then searches. */
+const VERIFY_AND_FIND = `const crypto = require('crypto');
+const item = $input.first();
+const binary = item.binary.data;
+const raw = binary.id ? await this.helpers.getBinaryDataBuffer(0, 'data') : Buffer.from(binary.data, 'base64');
+const given = Buffer.from(String(item.json.headers['x-service-signature'] ?? ''), 'hex');
+const expected = crypto.createHmac('sha256', Buffer.from('${SECRET}', 'hex')).update(raw).digest();
+if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) {
+  throw new Error('signature mismatch');
+}
+const request = JSON.parse(raw.toString('utf8'));
+${FIND_CUSTOMER}`;
+
+const ATTRIBUTES = ['email', 'firstName', 'lastName', 'customerId', 'tier', 'phone'];
+
+const codeNode = (name: string, jsCode: string) => ({
+	name,
+	type: 'n8n-nodes-base.code',
+	typeVersion: 2,
+	parameters: { jsCode },
+});
+
+const chain = (...names: string[]) =>
+	Object.fromEntries(
+		names
+			.slice(0, -1)
+			.map((name, i) => [name, { main: [[{ node: names[i + 1], type: 'main', index: 0 }]] }]),
+	);
+
+const ccTrigger = (typeVersion: number, parameters: Record<string, unknown>) => ({
+	name: 'Contact Center Trigger',
+	type: `${CC}.contactCenterTrigger`,
+	typeVersion,
+	parameters,
+	credentials: TRIGGER_CREDENTIALS,
+});
+
+/** Every workflow of the benchmark, keyed by target id; each is active in the same n8n. */
+const TARGETS = {
+	core: {
+		label: 'core Webhook node (respond immediately)',
+		body: 'writeBack',
+		status: 200,
+		nodes: [
+			{
+				name: 'Webhook',
+				type: 'n8n-nodes-base.webhook',
+				typeVersion: 2.1,
+				parameters: { httpMethod: 'POST', path: 'bench-core-webhook', options: {} },
+			},
+		],
+	},
+	min1: {
+		label: 'minimal community trigger, static webhook description, version 1',
+		body: 'writeBack',
+		status: 200,
+		nodes: [{ name: 'Minimal', type: `${MINIMAL}.minimalTrigger`, typeVersion: 1, parameters: {} }],
+	},
+	min2: {
+		label: 'minimal community trigger, static webhook description, version 2',
+		body: 'writeBack',
+		status: 200,
+		nodes: [{ name: 'Minimal', type: `${MINIMAL}.minimalTrigger`, typeVersion: 2, parameters: {} }],
+	},
+	ccImm: {
+		label: 'Contact Center Trigger v2, write back, respond immediately',
+		body: 'writeBack',
+		status: 200,
+		nodes: [ccTrigger(2, { endpoint: 'writeBack', respond: 'immediately' })],
+	},
+	ccAfter: {
+		label: 'Contact Center Trigger v2, write back, respond afterSuccess (default)',
+		body: 'writeBack',
+		status: 200,
+		nodes: [ccTrigger(2, { endpoint: 'writeBack', respond: 'afterSuccess' })],
+	},
+	ccNoKey: {
+		label:
+			'Contact Center Trigger v2, write back without idempotency key (no claim, no ledger), respond immediately',
+		body: 'writeBackNoKey',
+		status: 200,
+		nodes: [ccTrigger(2, { endpoint: 'writeBack', respond: 'immediately' })],
+	},
+	ccNotify: {
+		label: 'Contact Center Trigger v2, notification',
+		body: 'writeBack',
+		status: 204,
+		nodes: [ccTrigger(2, { endpoint: 'notification' })],
+	},
+	ccV1: {
+		label: 'Contact Center Trigger v1, write back, respond immediately',
+		body: 'writeBack',
+		status: 200,
+		nodes: [ccTrigger(1, { endpoint: 'writeBack', responseTiming: 'immediately' })],
+	},
+	ccLookup: {
+		label: 'lookup: Contact Center Trigger v2 -> Code -> Respond to Lookup',
+		body: 'lookup',
+		status: 200,
+		nodes: [
+			ccTrigger(2, { endpoint: 'lookup', ifNoResponse: 'notFound' }),
+			codeNode('Find customer', `const request = $input.first().json;\n${FIND_CUSTOMER}`),
+			{
+				name: 'Answer the lookup',
+				type: `${CC}.contactCenter`,
+				typeVersion: 1,
+				parameters: {
+					resource: 'crmLookup',
+					operation: 'respond',
+					respondWith: '={{ $json.found ? "found" : "notFound" }}',
+					autoConfirm: false,
+					attributesInput: 'pairs',
+					attributes: {
+						attribute: ATTRIBUTES.map((alias) => ({ alias, value: `={{ $json.${alias} }}` })),
+					},
+					emptyAsNull: true,
+				},
+			},
+		],
+		connections: chain('Contact Center Trigger', 'Find customer', 'Answer the lookup'),
+	},
+	coreLookup: {
+		label:
+			'lookup from core nodes: Webhook (raw body) -> Code verifying the HMAC -> Respond to Webhook',
+		body: 'lookup',
+		status: 200,
+		nodes: [
+			{
+				name: 'Webhook',
+				type: 'n8n-nodes-base.webhook',
+				typeVersion: 2.1,
+				parameters: {
+					httpMethod: 'POST',
+					path: 'bench-core-lookup',
+					responseMode: 'responseNode',
+					options: { rawBody: true },
+				},
+			},
+			codeNode('Verify and find customer', VERIFY_AND_FIND),
+			{
+				name: 'Respond to Webhook',
+				type: 'n8n-nodes-base.respondToWebhook',
+				typeVersion: 1.1,
+				parameters: {
+					respondWith: 'json',
+					responseBody: `={{ { autoConfirm: false, attributes: { attribute: [${ATTRIBUTES.map(
+						(alias) => `{ alias: '${alias}', value: $json.${alias} ?? null }`,
+					).join(', ')}] } } }}`,
+					options: {},
+				},
+			},
+		],
+		connections: chain('Webhook', 'Verify and find customer', 'Respond to Webhook'),
+	},
+	minLookup: {
+		label: 'lookup: minimal community lookup trigger -> Code (the last node answers; no HMAC)',
+		body: 'lookup',
+		status: 200,
+		nodes: [
+			{
+				name: 'Minimal Lookup',
+				type: `${MINIMAL}.minimalLookupTrigger`,
+				typeVersion: 2,
+				parameters: {},
+			},
+			codeNode('Find customer', `const request = $input.first().json;\n${FIND_CUSTOMER}`),
+		],
+		connections: chain('Minimal Lookup', 'Find customer'),
+	},
+} satisfies Record<string, TargetSpec>;
+type Target = keyof typeof TARGETS;
+const THROUGHPUT_TARGETS = Object.keys(TARGETS) as Target[];
+const RTT_TARGETS: Target[] = ['coreLookup', 'ccLookup', 'minLookup'];
 
 /* The orchestration library is plain JavaScript; only what is used here is typed. */
+interface RuntimeInfo {
+	nodeBin: string;
+	nodeBinDir: string;
+	version: string;
+}
 interface Instance {
 	baseUrl: string;
 	userFolder: string;
 	cookie?: string;
-	runtime: { nodeBin: string; version: string };
+	runtime: RuntimeInfo;
 }
 interface Runtime {
 	REPO_ROOT: string;
-	installRuntime(opts: { log: (line: string) => void }): Promise<Instance['runtime']>;
+	installRuntime(opts: { log: (line: string) => void }): Promise<RuntimeInfo>;
 	buildPackage(opts: { log: (line: string) => void }): Promise<void>;
 	packPackage(dir: string): Promise<string>;
-	installPackageInto(userFolder: string, tarball: string, opts: { runtime: Instance['runtime'] }): Promise<string>;
-	createInstance(runtime: Instance['runtime'], opts: { userFolder: string; extraEnv?: Record<string, string> }): Promise<Instance>;
+	installPackageInto(
+		userFolder: string,
+		tarball: string,
+		opts: { runtime: RuntimeInfo },
+	): Promise<string>;
+	createInstance(
+		runtime: RuntimeInfo,
+		opts: { userFolder: string; extraEnv?: Record<string, string> },
+	): Promise<Instance>;
 	importCredentials(instance: Instance, credentials: unknown[]): Promise<void>;
 	importWorkflows(instance: Instance, workflows: unknown[]): Promise<void>;
 	startServer(instance: Instance, opts: { log: (line: string) => void }): Promise<Instance>;
 	stopServer(instance: Instance): Promise<void>;
 	packageLoadError(instance: Instance): string | undefined;
+	readLog(instance: Instance): string;
 	setupAccess(instance: Instance, owner: Record<string, string>): Promise<Instance>;
 	activateWorkflow(instance: Instance, id: string): Promise<unknown>;
 	registeredWebhooks(instance: Instance): Promise<Array<{ workflowId: string; url: string }>>;
-	waitForWebhook(url: string): Promise<void>;
-	restCall(instance: Instance, method: string, route: string, opts: { cookie?: string }): Promise<{ json?: { data?: { versionCli?: string } } }>;
-	run(cmd: string, args: string[], opts?: { env?: Record<string, string | undefined> }): Promise<{ stdout: string }>;
+	waitForWebhook(url: string): Promise<boolean>;
+	restCall(
+		instance: Instance,
+		method: string,
+		route: string,
+		opts: { cookie?: string },
+	): Promise<{ json?: { data?: { versionCli?: string } } }>;
+	run(
+		cmd: string,
+		args: string[],
+		opts?: { cwd?: string; env?: Record<string, string | undefined> },
+	): Promise<{ stdout: string }>;
 }
 const rt = runtimeModule as unknown as Runtime;
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
-const sign = (rawBody: string) => createHmac('sha256', Buffer.from(SECRET, 'hex')).update(rawBody).digest('hex');
+const sign = (rawBody: string) =>
+	createHmac('sha256', Buffer.from(SECRET, 'hex')).update(rawBody).digest('hex');
 
-function writeBackBody(): string {
+function writeBackBody(withKey = true): string {
 	return JSON.stringify({
 		type: 'CONVERSATION_RESOLVED',
 		version: 1,
-		idempotencyKey: randomUUID(),
+		...(withKey ? { idempotencyKey: randomUUID() } : {}),
 		data: {
 			medium: { id: 'whatsapp' },
 			channel: { id: 'ch-1', name: 'Support WhatsApp' },
-			contactProfile: { id: 'cp-1', mediumContactProfileId: '+31612345678', primaryIdentifier: '+31612345678', secondaryIdentifier: 'Ann', pictureUrl: '' },
-			conversation: { id: randomUUID(), createdAt: '2026-01-01T10:00:00+01:00', previousStatus: 'new', currentStatus: 'resolved' },
+			contactProfile: {
+				id: 'cp-1',
+				mediumContactProfileId: '+31612345678',
+				primaryIdentifier: '+31612345678',
+				secondaryIdentifier: 'Ann',
+				pictureUrl: '',
+			},
+			conversation: {
+				id: randomUUID(),
+				createdAt: '2026-01-01T10:00:00+01:00',
+				previousStatus: 'new',
+				currentStatus: 'resolved',
+			},
 			statusUpdatedAt: '2026-01-01T10:05:00+01:00',
 			statusUpdatedReason: 'agentResolved',
 			agent: { id: 'a-1', firstName: 'Bo', lastName: 'Agent', email: 'bo@example.com' },
-			contactAttributes: [{ attribute: 'email', value: 'ann@example.com', source: 'CRM_CONFIRMED' }],
+			contactAttributes: [
+				{ attribute: 'email', value: 'ann@example.com', source: 'CRM_CONFIRMED' },
+			],
 			messages: [
 				{ id: 'm-1', direction: 'INBOUND', text: 'Where is my order?' },
 				{ id: 'm-2', direction: 'OUTBOUND', text: 'It ships today.' },
@@ -99,53 +339,55 @@ function writeBackBody(): string {
 	});
 }
 
-function workflow(id: string, name: string, node: Record<string, unknown>, staticData?: Record<string, unknown>) {
+const makeBody = (kind: BodyKind): string =>
+	kind === 'lookup'
+		? JSON.stringify({ email: 'ada@example.com' })
+		: writeBackBody(kind === 'writeBack');
+
+function workflowOf(target: Target) {
+	const spec: TargetSpec = TARGETS[target];
 	return {
-		id,
-		name,
-		nodes: [{ id: randomUUID(), position: [0, 0], webhookId: randomUUID(), ...node }],
-		connections: {},
+		id: `ccBench${target[0].toUpperCase()}${target.slice(1)}`,
+		name: `bench: ${spec.label}`,
+		nodes: spec.nodes.map((node, i) => ({
+			id: randomUUID(),
+			position: [i * 240, 0],
+			...(i === 0 ? { webhookId: randomUUID() } : {}),
+			...node,
+		})),
+		connections: spec.connections ?? {},
 		settings: { executionOrder: 'v1' },
 		pinData: {},
 		active: false,
-		...(staticData ? { staticData } : {}),
 	};
-}
-
-const triggerNode = {
-	name: TRIGGER_NODE,
-	type: 'n8n-nodes-contact-center.contactCenterTrigger',
-	typeVersion: 1,
-	parameters: { endpoint: 'writeBack', responseTiming: 'immediately' },
-	credentials: { contactCenterSigningSecretApi: { id: CREDENTIAL.id, name: CREDENTIAL.name } },
-};
-
-/** A dedup store as the trigger leaves it after FULL_STORE_KEYS deliveries in the last hour. */
-function fullStore() {
-	const now = Date.now();
-	const store = new IdempotencyKeyStore();
-	for (let i = 0; i < FULL_STORE_KEYS; i++) store.record(randomUUID(), 'done', now - 3_600_000 + i * 300);
-	return { [`node:${TRIGGER_NODE}`]: { [DEDUP_STATIC_KEY]: store.toPersisted() } };
 }
 
 interface LoadResult {
 	requests: number;
-	/** The bodies sent, in order. */
 	bodies: string[];
 	ms: number;
 	statuses: Record<number, number>;
 	latencies: number[];
+	/** Answers whose body looked wrong (a lookup without the customer's attributes). */
+	badAnswers: number;
 }
 
-/** `count` POSTs with `concurrency` in flight, bodies made and signed before the clock starts. */
-async function load(pool: Pool, url: string, count: number, concurrency: number): Promise<LoadResult> {
+/** `count` signed POSTs with `concurrency` in flight; bodies made and signed before the clock starts. */
+async function load(
+	pool: Pool,
+	url: string,
+	kind: BodyKind,
+	count: number,
+	concurrency: number,
+): Promise<LoadResult> {
 	const pathname = new URL(url).pathname;
 	const prepared = Array.from({ length: count }, () => {
-		const body = writeBackBody();
+		const body = makeBody(kind);
 		return { body, signature: sign(body) };
 	});
 	const statuses: Record<number, number> = {};
 	const latencies: number[] = [];
+	let badAnswers = 0;
 	let next = 0;
 	const worker = async () => {
 		while (next < prepared.length) {
@@ -154,17 +396,58 @@ async function load(pool: Pool, url: string, count: number, concurrency: number)
 			const res = await pool.request({
 				path: pathname,
 				method: 'POST',
-				headers: { 'content-type': 'application/json', accept: 'application/json', 'x-service-signature': signature },
+				headers: {
+					'content-type': 'application/json',
+					accept: 'application/json',
+					'x-service-signature': signature,
+				},
 				body,
 			});
-			await res.body.text();
+			const text = await res.body.text();
 			latencies.push(performance.now() - started);
 			statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
+			if (kind === 'lookup' && !/"customerId"[^}]*"CUST-1815"/.test(text)) badAnswers++;
 		}
 	};
 	const started = performance.now();
 	await Promise.all(Array.from({ length: concurrency }, worker));
-	return { requests: count, bodies: prepared.map((p) => p.body), ms: performance.now() - started, statuses, latencies };
+	return {
+		requests: count,
+		bodies: prepared.map((p) => p.body),
+		ms: performance.now() - started,
+		statuses,
+		latencies,
+		badAnswers,
+	};
+}
+
+interface Summary {
+	requests: number;
+	/** Median over the rounds of requests per second. */
+	rps: number;
+	rounds: number[];
+	p50: number;
+	p99: number;
+	statuses: Record<number, number>;
+	badAnswers: number;
+}
+
+function summarise(results: LoadResult[]): Summary {
+	const latencies = results.flatMap((r) => r.latencies);
+	const statuses: Record<number, number> = {};
+	for (const r of results)
+		for (const [code, n] of Object.entries(r.statuses))
+			statuses[Number(code)] = (statuses[Number(code)] ?? 0) + n;
+	const rounds = results.map((r) => (r.requests / r.ms) * 1000);
+	return {
+		requests: results.reduce((sum, r) => sum + r.requests, 0),
+		rps: median(rounds),
+		rounds,
+		p50: median(latencies),
+		p99: percentile(latencies, 99),
+		statuses,
+		badAnswers: results.reduce((sum, r) => sum + r.badAnswers, 0),
+	};
 }
 
 function newestMtime(dir: string): number {
@@ -192,24 +475,60 @@ async function ensureBuilt() {
 	await rt.buildPackage({ log });
 }
 
-/** Number of keys in a workflow's dedup store, read from n8n's database (Node 24's node:sqlite). */
-async function storedKeys(instance: Instance, workflowId: string): Promise<number> {
-	const db = path.join(instance.userFolder, '.n8n', 'database.sqlite');
-	const script = `
-		const { DatabaseSync } = require('node:sqlite');
-		const db = new DatabaseSync(process.argv[1], { readOnly: true });
-		const row = db.prepare('SELECT staticData FROM workflow_entity WHERE id = ?').get(process.argv[2]);
-		const data = row && row.staticData ? JSON.parse(row.staticData) : {};
-		const store = (data[${JSON.stringify(`node:${TRIGGER_NODE}`)}] || {})[${JSON.stringify(DEDUP_STATIC_KEY)}] || {};
-		process.stdout.write(String(typeof store.records === 'string' ? store.records.length / ${PERSISTED_RECORD_LENGTH} : 0));
-	`;
-	const { stdout } = await rt.run(instance.runtime.nodeBin, ['--no-warnings', '-e', script, db, workflowId], {
-		env: { ...process.env, NODE_OPTIONS: '' },
-	});
-	return Number(stdout.trim());
+/**
+ * Installs this package and the minimal trigger fixture into n8n's community package folder in
+ * one `npm install` (a second install would prune the first, which is not in package.json).
+ */
+async function installPackages(userFolder: string, runtime: RuntimeInfo) {
+	const packDir = path.join(userFolder, 'pack');
+	const tarball = await rt.packPackage(packDir);
+	const nodesDir = await rt.installPackageInto(userFolder, tarball, { runtime });
+	const { stdout } = await rt.run(
+		'npm',
+		['pack', FIXTURE_DIR, '--json', '--pack-destination', packDir, '--ignore-scripts'],
+		{ cwd: packDir },
+	);
+	const fixtureTarball = path.join(
+		packDir,
+		(JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<{ filename: string }>)[0].filename,
+	);
+	await rt.run(
+		'npm',
+		[
+			'install',
+			'--no-audit',
+			'--no-fund',
+			'--no-save',
+			'--legacy-peer-deps',
+			'--omit=dev',
+			'--ignore-scripts',
+			'--loglevel=error',
+			tarball,
+			fixtureTarball,
+		],
+		{
+			cwd: nodesDir,
+			env: { ...process.env, PATH: `${runtime.nodeBinDir}${path.delimiter}${process.env.PATH}` },
+		},
+	);
+	for (const name of [CC, MINIMAL]) {
+		if (!fs.existsSync(path.join(nodesDir, 'node_modules', name, 'package.json')))
+			throw new Error(`${name} did not install into ${nodesDir}`);
+	}
 }
 
-describe('Benchmark 4a: webhook throughput in a real n8n', () => {
+interface EngineResult {
+	setting: string;
+	throughput: Record<Target, Summary>;
+	rtt: Partial<Record<Target, Summary>>;
+	/** Statuses ("processed", "duplicate", "inProgress", http code) of redelivered write backs. */
+	redeliveries: Record<string, number>;
+}
+
+const ratio = (a: number, b: number) => a / b;
+const x = (value: number) => `${value.toFixed(2)}x`;
+
+describe('Benchmark 4a: webhook throughput and lookup round trip in a real n8n', () => {
 	let instance: Instance | undefined;
 	let keep = false;
 	const userFolder = path.join(rt.REPO_ROOT, '.n8n-local', 'bench');
@@ -220,169 +539,276 @@ describe('Benchmark 4a: webhook throughput in a real n8n', () => {
 		else log(`kept ${userFolder} for inspection`);
 	}, 120_000);
 
-	it('Contact Center Trigger (write back) against the core Webhook node', async () => {
+	it('Contact Center Trigger against the core Webhook node and a minimal community trigger, default and lazy isolates', async () => {
 		keep = true;
 		fs.rmSync(userFolder, { recursive: true, force: true });
 		const [runtime] = await Promise.all([rt.installRuntime({ log }), ensureBuilt()]);
-		instance = await rt.createInstance(runtime, { userFolder });
-		const tarball = await rt.packPackage(path.join(userFolder, 'pack'));
-		await rt.installPackageInto(userFolder, tarball, { runtime });
+		const nodeVersion = (await rt.run(runtime.nodeBin, ['--version'])).stdout.trim();
+		// The core lookup's Code node checks the HMAC with node:crypto.
+		const baseEnv = { NODE_FUNCTION_ALLOW_BUILTIN: 'crypto' };
+		instance = await rt.createInstance(runtime, { userFolder, extraEnv: baseEnv });
+		await installPackages(userFolder, runtime);
 		await rt.importCredentials(instance, [{ ...CREDENTIAL, data: { secret: SECRET } }]);
-		await rt.importWorkflows(instance, [
-			workflow(WORKFLOWS.trigger, 'bench: Contact Center Trigger (write back)', triggerNode),
-			workflow(WORKFLOWS.core, 'bench: core Webhook', {
-				name: 'Webhook',
-				type: 'n8n-nodes-base.webhook',
-				typeVersion: 2.1,
-				parameters: { httpMethod: 'POST', path: 'bench-core-webhook', options: {} },
-			}),
-			workflow(WORKFLOWS.notification, 'bench: Contact Center Trigger (notification)', {
-				...triggerNode,
-				parameters: { endpoint: 'notification' },
-			}),
-			workflow(WORKFLOWS.full, 'bench: Contact Center Trigger, store full', triggerNode, fullStore()),
-		]);
-		await rt.startServer(instance, { log });
-		const loadError = rt.packageLoadError(instance);
-		if (loadError) throw new Error(loadError);
-		await rt.setupAccess(instance, { email: 'bench@example.com', password: `Bench-${randomUUID()}`, firstName: 'Bench', lastName: 'Owner' });
-		for (const id of Object.values(WORKFLOWS)) await rt.activateWorkflow(instance, id);
-		// Activation registers the webhooks a moment later: wait until all are in the table.
-		let registered = await rt.registeredWebhooks(instance);
-		for (let tries = 0; tries < 60 && Object.values(WORKFLOWS).some((id) => !registered.some((r) => r.workflowId === id)); tries++) {
-			await new Promise((resolve) => setTimeout(resolve, 500));
-			registered = await rt.registeredWebhooks(instance);
-		}
-		const urlOf = (id: string) => {
-			const hook = registered.find((r) => r.workflowId === id);
-			if (!hook) throw new Error(`no webhook registered for ${id}: ${JSON.stringify(registered)}`);
-			return hook.url;
-		};
-		const urls = {
-			trigger: urlOf(WORKFLOWS.trigger),
-			core: urlOf(WORKFLOWS.core),
-			notification: urlOf(WORKFLOWS.notification),
-			full: urlOf(WORKFLOWS.full),
-		};
-		for (const url of Object.values(urls)) await rt.waitForWebhook(url);
-		const settings = await rt.restCall(instance, 'GET', '/settings', { cookie: instance.cookie });
-		const n8nVersion = `${settings.json?.data?.versionCli ?? runtime.version} (Node ${(await rt.run(runtime.nodeBin, ['--version'])).stdout.trim()})`;
-		log(`n8n ${n8nVersion} at ${instance.baseUrl}; webhooks ${JSON.stringify(urls)}`);
+		const workflows = Object.fromEntries(
+			THROUGHPUT_TARGETS.map((t) => [t, workflowOf(t)]),
+		) as Record<Target, ReturnType<typeof workflowOf>>;
+		await rt.importWorkflows(instance, Object.values(workflows));
 
-		const summary = (results: LoadResult[]) => {
-			const requests = results.reduce((sum, r) => sum + r.requests, 0);
-			const ms = results.reduce((sum, r) => sum + r.ms, 0);
-			const latencies = results.flatMap((r) => r.latencies);
-			const statuses: Record<number, number> = {};
-			for (const r of results) for (const [code, n] of Object.entries(r.statuses)) statuses[Number(code)] = (statuses[Number(code)] ?? 0) + n;
-			const rounds = results.map((r) => fmt((r.requests / r.ms) * 1000, 0));
-			return { requests, rps: (requests / ms) * 1000, p50: median(latencies), p99: percentile(latencies, 99), statuses, rounds };
-		};
-		const show = (s: ReturnType<typeof summary>) =>
-			`${fmt(s.rps)} req/s (rounds ${s.rounds.join(', ')}; p50 ${fmt(s.p50)} ms, p99 ${fmt(s.p99)} ms; statuses ${JSON.stringify(s.statuses)})`;
+		let n8nVersion = runtime.version;
+		let webhookPaths: Record<Target, string> | undefined;
+		const accepted: string[] = [];
 
-		/** Warm-up, then `rounds` rounds of `perTarget / rounds` requests per target, order rotated. */
-		async function compare(baseUrl: string, targetUrls: Partial<Record<Target, string>>, perTarget: number, rounds: number, label: string) {
-			const targets = Object.keys(targetUrls) as Target[];
-			const pool = new Pool(baseUrl, { connections: CONCURRENCY, pipelining: 1 });
+		async function engine(
+			setting: string,
+			extraEnv: Record<string, string>,
+		): Promise<EngineResult> {
+			instance = await rt.createInstance(runtime, {
+				userFolder,
+				extraEnv: { ...baseEnv, ...extraEnv },
+			});
+			await rt.startServer(instance, { log });
+			const loadError = rt.packageLoadError(instance);
+			if (loadError) throw new Error(loadError);
+			if (webhookPaths === undefined) {
+				await rt.setupAccess(instance, {
+					email: 'bench@example.com',
+					password: `Bench-${randomUUID()}`,
+					firstName: 'Bench',
+					lastName: 'Owner',
+				});
+				for (const wf of Object.values(workflows)) await rt.activateWorkflow(instance, wf.id);
+				// Activation registers the webhooks a moment later: wait until all are in the table.
+				let registered = await rt.registeredWebhooks(instance);
+				const missing = () =>
+					Object.values(workflows).filter((wf) => !registered.some((r) => r.workflowId === wf.id));
+				for (let tries = 0; tries < 60 && missing().length > 0; tries++) {
+					await new Promise((resolve) => setTimeout(resolve, 500));
+					registered = await rt.registeredWebhooks(instance);
+				}
+				if (missing().length > 0)
+					throw new Error(
+						`no webhook registered for ${missing()
+							.map((wf) => wf.id)
+							.join(', ')}`,
+					);
+				webhookPaths = Object.fromEntries(
+					THROUGHPUT_TARGETS.map((t) => [
+						t,
+						new URL(registered.find((r) => r.workflowId === workflows[t].id)!.url).pathname,
+					]),
+				) as Record<Target, string>;
+				const settings = await rt.restCall(instance, 'GET', '/settings', {
+					cookie: instance.cookie,
+				});
+				n8nVersion = `${settings.json?.data?.versionCli ?? runtime.version} (Node ${nodeVersion})`;
+			}
+			const paths = webhookPaths;
+			for (const t of THROUGHPUT_TARGETS) {
+				if (!(await rt.waitForWebhook(`${instance.baseUrl}${paths[t]}`)))
+					throw new Error(`${t}: webhook not routed after the start`);
+			}
+			log(`${setting}: n8n ${n8nVersion} at ${instance.baseUrl}`);
+			const url = (t: Target) => `${instance!.baseUrl}${paths[t]}`;
+
+			// Redeliveries, one at a time, of write backs accepted before (in the previous n8n process).
+			const redeliveries: Record<string, number> = {};
+			const single = new Pool(instance.baseUrl, { connections: 1, pipelining: 1 });
+			const pool = new Pool(instance.baseUrl, { connections: CONCURRENCY, pipelining: 1 });
 			try {
-				for (const target of targets) await load(pool, targetUrls[target]!, WARM_UP, CONCURRENCY);
-				const totals: Partial<Record<Target, LoadResult[]>> = {};
-				for (let round = 0; round < rounds; round++) {
-					const order = targets.map((_, i) => targets[(i + round) % targets.length]);
-					for (const target of order) {
-						const result = await load(pool, targetUrls[target]!, perTarget / rounds, CONCURRENCY);
-						(totals[target] ??= []).push(result);
-						log(`${label} round ${round + 1} ${target}: ${fmt((result.requests / result.ms) * 1000)} req/s ${JSON.stringify(result.statuses)}`);
+				const redeliver = async () => {
+					for (const body of accepted) {
+						const res = await single.request({
+							path: paths.ccAfter,
+							method: 'POST',
+							headers: { 'content-type': 'application/json', 'x-service-signature': sign(body) },
+							body,
+						});
+						const text = await res.body.text();
+						const status = /"status":"(\w+)"/.exec(text)?.[1] ?? String(res.statusCode);
+						redeliveries[status] = (redeliveries[status] ?? 0) + 1;
+					}
+				};
+				if (accepted.length > 0) await redeliver();
+
+				for (const t of THROUGHPUT_TARGETS) {
+					const warm = await load(pool, url(t), TARGETS[t].body, WARM_UP, CONCURRENCY);
+					if (!warm.statuses[TARGETS[t].status] || warm.badAnswers > 0) {
+						throw new Error(
+							`${t}: warm-up answers ${JSON.stringify(warm.statuses)}, ${warm.badAnswers} wrong bodies; n8n log:\n${rt.readLog(instance).slice(-3000)}`,
+						);
 					}
 				}
-				const summaries = Object.fromEntries(targets.map((t) => [t, summary(totals[t] ?? [])])) as Record<Target, ReturnType<typeof summary>>;
-				return { summaries, bodies: Object.fromEntries(targets.map((t) => [t, (totals[t] ?? []).flatMap((r) => r.bodies)])) as Record<Target, string[]> };
+				const totals = {} as Record<Target, LoadResult[]>;
+				for (let round = 0; round < ROUNDS; round++) {
+					const order = THROUGHPUT_TARGETS.map(
+						(_, i) => THROUGHPUT_TARGETS[(i + round * 3) % THROUGHPUT_TARGETS.length],
+					);
+					for (const t of order) {
+						const result = await load(
+							pool,
+							url(t),
+							TARGETS[t].body,
+							THROUGHPUT_REQUESTS / ROUNDS,
+							CONCURRENCY,
+						);
+						(totals[t] ??= []).push(result);
+						log(
+							`${setting} round ${round + 1} ${t}: ${fmt((result.requests / result.ms) * 1000)} req/s ${JSON.stringify(result.statuses)}`,
+						);
+					}
+				}
+				if (accepted.length === 0) {
+					const bodies = totals.ccAfter.flatMap((r) => r.bodies);
+					accepted.push(...bodies.slice(0, REDELIVERIES / 2), ...bodies.slice(-REDELIVERIES / 2));
+					await redeliver();
+				}
+
+				const rttTotals = {} as Record<Target, LoadResult[]>;
+				for (const t of RTT_TARGETS) await load(single, url(t), 'lookup', WARM_UP, 1);
+				for (let round = 0; round < ROUNDS; round++) {
+					for (let i = 0; i < RTT_TARGETS.length; i++) {
+						const t = RTT_TARGETS[(i + round) % RTT_TARGETS.length];
+						(rttTotals[t] ??= []).push(
+							await load(single, url(t), 'lookup', RTT_REQUESTS / ROUNDS, 1),
+						);
+					}
+				}
+				const result: EngineResult = {
+					setting,
+					throughput: Object.fromEntries(
+						THROUGHPUT_TARGETS.map((t) => [t, summarise(totals[t])]),
+					) as Record<Target, Summary>,
+					rtt: Object.fromEntries(RTT_TARGETS.map((t) => [t, summarise(rttTotals[t])])),
+					redeliveries,
+				};
+				for (const t of RTT_TARGETS) {
+					const s = result.rtt[t]!;
+					log(`${setting} one at a time ${t}: p50 ${fmt(s.p50)} ms, p99 ${fmt(s.p99)} ms`);
+				}
+				return result;
 			} finally {
-				await pool.close();
+				await Promise.all([pool.close(), single.close()]);
+				await rt.stopServer(instance);
 			}
 		}
 
-		const { summaries: main, bodies: mainBodies } = await compare(instance.baseUrl, { trigger: urls.trigger, core: urls.core, notification: urls.notification }, REQUESTS_PER_TARGET, ROUNDS, 'main');
-		const fullPool = new Pool(instance.baseUrl, { connections: CONCURRENCY, pipelining: 1 });
-		const full = summary([await load(fullPool, urls.full, FULL_STORE_REQUESTS, CONCURRENCY)]);
-		await fullPool.close();
-		log(`store full: ${show(full)}`);
-		const triggerSent = WARM_UP + REQUESTS_PER_TARGET;
-		// Redeliveries, one at a time, of write backs the trigger accepted: each should be answered as a duplicate.
-		const redelivered = [...mainBodies.trigger.slice(0, REDELIVERIES / 2), ...mainBodies.trigger.slice(-REDELIVERIES / 2)];
-		async function redeliver(url: string): Promise<number> {
-			let recognised = 0;
-			for (const body of redelivered) {
-				const res = await request(url, {
-					method: 'POST',
-					headers: { 'content-type': 'application/json', 'x-service-signature': sign(body) },
-					body,
-				});
-				const text = await res.body.text();
-				if (text.includes('"duplicate":true')) recognised++;
-			}
-			return recognised;
-		}
-		const recognised = await redeliver(urls.trigger);
-		log(`redeliveries recognised as duplicates: ${recognised} of ${redelivered.length}`);
-		await new Promise((resolve) => setTimeout(resolve, 3000)); // let the last static data saves land
-		const keysInDb = await storedKeys(instance, WORKFLOWS.trigger);
+		const defaults = await engine('default engine', {});
+		const lazy = await engine('N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true', {
+			N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true',
+		});
+		instance = undefined;
 
-		// Cause check: the same n8n restarted with the legacy expression engine. n8n 2.41 evaluates
-		// expressions in an isolate (N8N_EXPRESSION_ENGINE=vm, pool of 1) and skips it during the
-		// webhook phase only for the core Webhook node with static parameters.
-		await rt.stopServer(instance);
-		instance = await rt.createInstance(runtime, { userFolder, extraEnv: { N8N_EXPRESSION_ENGINE: 'legacy' } });
-		await rt.startServer(instance, { log });
-		const moved = (url: string) => `${instance!.baseUrl}${new URL(url).pathname}`;
-		for (const url of [urls.trigger, urls.core]) await rt.waitForWebhook(moved(url));
-		// The restarted n8n has no keys in memory: only what it saved in static data can recognise them.
-		const recognisedAfterRestart = await redeliver(moved(urls.trigger));
-		log(`redeliveries recognised after the restart: ${recognisedAfterRestart} of ${redelivered.length}`);
-		const { summaries: legacy } = await compare(instance.baseUrl, { trigger: moved(urls.trigger), core: moved(urls.core) }, CAUSE_CHECK_REQUESTS, 2, 'legacy engine');
+		const engines = [defaults, lazy];
+		const rps = (e: EngineResult, t: Target) => e.throughput[t].rps;
+		const tableRow = (name: string, cell: (e: EngineResult) => string) =>
+			`| ${name} | ${engines.map(cell).join(' | ')} |`;
+		const rpsCell = (t: Target) => (e: EngineResult) =>
+			`${fmt(rps(e, t))} req/s (${x(ratio(rps(e, t), rps(e, 'core')))} core Webhook, ${x(ratio(rps(e, t), rps(e, 'min2')))} minimal v2)`;
+		const table = [
+			`Throughput, ${CONCURRENCY} requests in flight, median of ${ROUNDS} rounds (ratios to the core Webhook node and to the minimal version 2 community trigger in the same n8n):`,
+			'',
+			'| | default engine | `N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true` |',
+			'|---|---|---|',
+			...THROUGHPUT_TARGETS.map((t) => tableRow(TARGETS[t].label, rpsCell(t))),
+			'',
+			`Lookup round trip, one request at a time (${RTT_REQUESTS} per workflow and engine setting, ${ROUNDS} rounds rotated):`,
+			'',
+			'| | default engine | `N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true` |',
+			'|---|---|---|',
+			...RTT_TARGETS.map((t) =>
+				tableRow(
+					TARGETS[t].label,
+					(e) =>
+						`p50 ${fmt(e.rtt[t]!.p50)} ms, p99 ${fmt(e.rtt[t]!.p99)} ms (${x(ratio(e.rtt[t]!.p50, e.rtt.coreLookup!.p50))} / ${x(ratio(e.rtt[t]!.p99, e.rtt.coreLookup!.p99))} the core-nodes lookup)`,
+				),
+			),
+		];
 
-		const ratio = main.trigger.rps / main.core.rps;
+		const detail = (e: EngineResult, t: Target) => {
+			const s = e.throughput[t];
+			return `${fmt(s.rps)} req/s (rounds ${s.rounds.map((r) => fmt(r, 0)).join(', ')}; p50 ${fmt(s.p50)} ms, p99 ${fmt(s.p99)} ms; statuses ${JSON.stringify(s.statuses)}${s.badAnswers ? `; ${s.badAnswers} wrong answers` : ''})`;
+		};
+		const target = (name: string, value: number, goal: string, met: boolean): Figure => ({
+			name,
+			value: x(value),
+			target: goal,
+			met,
+		});
 		const figures: Figure[] = [
-			{ name: 'Core Webhook node (POST, respond immediately)', value: show(main.core) },
-			{ name: 'Contact Center Trigger, write back (store starts empty)', value: show(main.trigger) },
-			{ name: 'Trigger (write back) / core Webhook', value: `${ratio.toFixed(2)}x`, target: '≥ 0.9x', met: ratio >= 0.9 },
-			{ name: 'Contact Center Trigger, notification endpoint (no dedup store, answers 204)', value: `${show(main.notification)}; ${(main.notification.rps / main.core.rps).toFixed(2)}x the core Webhook` },
-			{ name: `Contact Center Trigger, write back, store full (${FULL_STORE_KEYS} keys) from the start`, value: `${show(full)}; ${(full.rps / main.core.rps).toFixed(2)}x the core Webhook` },
-			{
-				name: `Redeliveries (one at a time) of ${REDELIVERIES} accepted write backs, the first and last ${REDELIVERIES / 2}, answered as duplicates`,
-				value: `${recognised} of ${REDELIVERIES}`,
-				target: `${REDELIVERIES} (each event processed once, spec 6.1)`,
-				met: recognised === REDELIVERIES,
-			},
-			{ name: "Keys in the write back trigger's stored static data after the redeliveries", value: `${keysInDb} of ${triggerSent} unique keys delivered` },
-			{
-				name: 'The same redeliveries after an n8n restart, answered as duplicates',
-				value: `${recognisedAfterRestart} of ${REDELIVERIES}`,
-				target: `${REDELIVERIES}`,
-				met: recognisedAfterRestart === REDELIVERIES,
-			},
-			{ name: 'Cause check, n8n restarted with N8N_EXPRESSION_ENGINE=legacy: core Webhook', value: show(legacy.core) },
-			{ name: 'Cause check, legacy engine: trigger (write back)', value: `${show(legacy.trigger)}; ${(legacy.trigger.rps / legacy.core.rps).toFixed(2)}x the core Webhook` },
+			target(
+				'Default engine: write back (v2, respond immediately) / minimal community trigger v2',
+				ratio(rps(defaults, 'ccImm'), rps(defaults, 'min2')),
+				'≥ 0.95x',
+				ratio(rps(defaults, 'ccImm'), rps(defaults, 'min2')) >= 0.95,
+			),
+			target(
+				'Default engine: write back (v2, respond afterSuccess, the default) / minimal community trigger v2',
+				ratio(rps(defaults, 'ccAfter'), rps(defaults, 'min2')),
+				'≥ 0.95x',
+				ratio(rps(defaults, 'ccAfter'), rps(defaults, 'min2')) >= 0.95,
+			),
+			target(
+				'Default engine: lookup throughput, Contact Center lookup / minimal community trigger lookup',
+				ratio(rps(defaults, 'ccLookup'), rps(defaults, 'minLookup')),
+				'≥ 0.95x',
+				ratio(rps(defaults, 'ccLookup'), rps(defaults, 'minLookup')) >= 0.95,
+			),
+			target(
+				'Lazy isolates: write back (v2, respond immediately) / core Webhook',
+				ratio(rps(lazy, 'ccImm'), rps(lazy, 'core')),
+				'≥ 0.9x',
+				ratio(rps(lazy, 'ccImm'), rps(lazy, 'core')) >= 0.9,
+			),
+			target(
+				'Lazy isolates: write back (v2, respond afterSuccess) / core Webhook',
+				ratio(rps(lazy, 'ccAfter'), rps(lazy, 'core')),
+				'≥ 0.9x',
+				ratio(rps(lazy, 'ccAfter'), rps(lazy, 'core')) >= 0.9,
+			),
+			target(
+				'Lazy isolates: lookup round trip p50, Contact Center lookup / core-nodes lookup',
+				ratio(lazy.rtt.ccLookup!.p50, lazy.rtt.coreLookup!.p50),
+				'≤ 1.2x',
+				ratio(lazy.rtt.ccLookup!.p50, lazy.rtt.coreLookup!.p50) <= 1.2,
+			),
+			target(
+				'Lazy isolates: lookup round trip p99, Contact Center lookup / core-nodes lookup',
+				ratio(lazy.rtt.ccLookup!.p99, lazy.rtt.coreLookup!.p99),
+				'≤ 1.2x',
+				ratio(lazy.rtt.ccLookup!.p99, lazy.rtt.coreLookup!.p99) <= 1.2,
+			),
 		];
-		const notes = [
-			"n8n 2.41 runs expressions in V8 isolates (expression engine 'vm', pool size 1) and, for production webhooks, skips acquiring one only when the start node is the core Webhook node (type n8n-nodes-base.webhook, version > 1, static parameters, natively resolvable webhook description: packages/cli/src/webhooks/live-webhooks.ts webhookPhaseNeedsIsolate). An isolate is used once: acquiring pops the warm one (or builds one cold when the pool is empty) and releasing disposes it, after which the pool builds a new one (@n8n/expression-runtime isolate-pool.js). So every call to any other trigger, this one included, costs the creation of one more V8 isolate before its run starts, whatever the node does; for a version 1 node n8n also evaluates `$parameter.options.binaryData` through the engine (webhook-helpers.js parseRequestBody). The notification endpoint, which has no dedup store, shows the same gap, and the cause check with the legacy engine shows how much of it this accounts for.",
-
-			`n8n also loads the workflow with its static data from the database for every production webhook call and writes the static data back when it changed (live-webhooks.ts: saveStaticData). The trigger keeps the keys in memory and writes them into static data on every write back call, 18 characters per key (helpers/dedup.ts), so a call on a full store reads about 180 KB with the workflow, and every execution n8n saves carries a copy; the full-store figure shows that cost against the empty store.`,
-			'n8n 2.41 does not save static data changed by a webhook call that starts a run: WorkflowRunner.establishContextForPersistence wraps the same static data object in a new Workflow, which resets its change flag, before live-webhooks saves it (found with a trace in the real n8n). That is why the trigger keeps the keys in the process: redeliveries are recognised from memory, and every call that starts no run (a duplicate, an unselected type) is saved with all keys, which the redelivery after the restart relies on.',
-		];
-		if (keysInDb < triggerSent) {
-			notes.push(
-				`${keysInDb} of ${triggerSent} keys were in the saved static data after the redeliveries${keysInDb < Math.min(triggerSent, 10_000) ? ': fewer than delivered, so some keys would be forgotten by a restart' : ' (the store keeps at most 10 000)'}.`,
-			);
+		for (const e of engines) {
+			for (const t of THROUGHPUT_TARGETS)
+				figures.push({ name: `${e.setting}: ${TARGETS[t].label}`, value: detail(e, t) });
+			for (const t of RTT_TARGETS) {
+				const s = e.rtt[t]!;
+				figures.push({
+					name: `${e.setting}: ${TARGETS[t].label}, one at a time`,
+					value: `p50 ${fmt(s.p50)} ms, p99 ${fmt(s.p99)} ms (statuses ${JSON.stringify(s.statuses)}${s.badAnswers ? `; ${s.badAnswers} wrong answers` : ''})`,
+				});
+			}
 		}
+		figures.push(
+			{
+				name: `Redeliveries (one at a time) of ${REDELIVERIES} write backs accepted (afterSuccess) with ${CONCURRENCY} in flight, the first and last ${REDELIVERIES / 2}`,
+				value: JSON.stringify(defaults.redeliveries),
+			},
+			{
+				name: 'The same redeliveries after the restart (lazy isolates)',
+				value: JSON.stringify(lazy.redeliveries),
+			},
+		);
+
 		recordSection({
 			id: 'webhook',
-			title: '4a. Webhook throughput in the same real n8n',
-			method: `One n8n ${n8nVersion}, SQLite, executions saved (the n8n-runtime defaults), this package packed and installed as a community package. Four active single-node workflows: the Contact Center Trigger (endpoint Write Back, Respond Immediately), n8n's core Webhook node (POST, respond immediately), the trigger on its Notification endpoint (same node, no dedup store) and a second write back trigger whose dedup store starts with ${FULL_STORE_KEYS} keys. Load with undici (${CONCURRENCY} connections, ${CONCURRENCY} requests in flight), signed write backs (about ${writeBackBody().length} bytes) with unique idempotency keys to every target; ${WARM_UP} warm-up requests each, then ${REQUESTS_PER_TARGET} per target (trigger, core Webhook, notification) in ${ROUNDS} rounds with the order rotated, then ${FULL_STORE_REQUESTS} to the full-store trigger; req/s = requests / time of that target's rounds. Then ${REDELIVERIES} accepted write backs delivered again one at a time, and the cause check: n8n restarted with the legacy expression engine, the same redeliveries once more, then ${CAUSE_CHECK_REQUESTS} requests each to the write back trigger and the core Webhook in 2 rounds. Other processes shared the 2 cores during the run (see the load average).`,
+			title: '4a. Webhook throughput and lookup round trip in the same real n8n',
+			method: `One n8n ${n8nVersion}, SQLite, executions saved (the n8n-runtime defaults), this package packed and installed as a community package together with a minimal community trigger fixture (bench/fixtures/minimal-trigger: a plain JS node whose webhook() returns the parsed body, static webhook description, versions 1 and 2; and a lookup variant answered by the last node). ${THROUGHPUT_TARGETS.length} active workflows in the same n8n, each measured with undici (${CONCURRENCY} connections, ${CONCURRENCY} requests in flight): ${WARM_UP} warm-up requests each, then ${THROUGHPUT_REQUESTS} per workflow in ${ROUNDS} rounds with the order rotated; req/s = median over the rounds. Write back targets and the core/minimal triggers get the same signed write back bodies (about ${writeBackBody().length} bytes, unique idempotency keys), lookups get a signed \`{"email": …}\` that finds a customer. Then the three lookups one request at a time, ${RTT_REQUESTS} each in ${ROUNDS} rotated rounds (p50/p99 over all). The whole comparison twice: n8n with its default expression engine settings (engine vm, isolate acquired eagerly), then restarted with N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true. NODE_FUNCTION_ALLOW_BUILTIN=crypto in both (the core lookup's Code node). Other processes shared the 2 cores during the run (see the load average); compare within a column.`,
+			table,
 			figures,
-			notes,
+			notes: [],
 			n8nVersion,
+			raw: { scale: SCALE, defaults, lazy },
 		});
 		keep = false;
 	});
