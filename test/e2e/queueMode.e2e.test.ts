@@ -1,0 +1,665 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- test code: JSON read from n8n and PostgreSQL, untyped */
+/**
+ * End to end in n8n 2.41.1 **queue mode**: one main process, two `n8n webhook` processes, two
+ * `n8n worker` processes, Redis 7 and PostgreSQL 15 (scripts/lib/queue-mode.js starts all of it,
+ * installing Redis/PostgreSQL with apt-get when missing). The packed package is installed in every
+ * process's user folder, the workflows are imported once through main's CLI and activated through
+ * main's public API, and the service is played over HTTP with signed calls to the webhook
+ * processes. This shows the write back guarantee of the Contact Center Trigger version 2 (issue 10)
+ * where it is hardest to keep: decisions taken on whichever worker runs the delivery.
+ *
+ * Every assertion is a count (answers per key, downstream runs per key, sink rows per key), never a
+ * duration. The figures are printed and written to bench/results/queue-mode.json.
+ *
+ * Compressed time, said once:
+ * - Bull's stall detection. n8n's defaults (lock 60 s, stall check every 30 s) let a job of a killed
+ *   worker hang for a minute or two before n8n fails it. The workers here run with
+ *   QUEUE_WORKER_LOCK_DURATION=20000, QUEUE_WORKER_LOCK_RENEW_TIME=4000 and
+ *   QUEUE_WORKER_STALLED_INTERVAL=5000 (n8n's documented Bull settings), so the killed runs fail
+ *   within about half a minute; the measured figure is reported.
+ * - The service's retries. The service delivers a non-2xx write back again after 1, 2, 4, ... hours.
+ *   A delivery whose run died stays claimed (answered 409) for the trigger's claim window of 15 to
+ *   30 minutes. Instead of waiting, the crash test restarts the workers with their `Date.now()` 61
+ *   minutes ahead (test/e2e/clock-offset.js preloaded), which is exactly what the trigger sees when
+ *   the service's first retry arrives an hour later. Nothing else is changed.
+ */
+import * as runtimeModule from '../../scripts/lib/n8n-runtime';
+import * as localModule from '../../scripts/lib/local-setup';
+import * as queueModule from '../../scripts/lib/queue-mode';
+import * as helpersModule from './helpers';
+import * as queueHelpersModule from './queue-helpers';
+
+type Json = Record<string, any>;
+const rt: Json = runtimeModule;
+const local: Json = localModule;
+const qm: Json = queueModule;
+const { postSigned, readFixture, report, waitFor }: Json = helpersModule;
+const {
+	queueStateDir,
+	postSignedWithin,
+	workerRuns,
+	logLength,
+	clockAheadEnv,
+	writeResults,
+}: Json = queueHelpersModule;
+
+const SLOW_WRITE_BACK = readFixture('write-back-slow.json');
+const WRITES_TABLE = {
+	name: 'e2e_queue_writes',
+	columns: [
+		{ name: 'idempotencyKey', type: 'string' },
+		{ name: 'conversationId', type: 'string' },
+		{ name: 'executionId', type: 'string' },
+	],
+};
+const EXAMPLE_WRITE_BACK = 'ccExWriteBack';
+const EXAMPLE_LOOKUP = 'ccExCrmLookup';
+const EXAMPLE_TRIGGER = 'Conversation resolved or pending';
+const EXAMPLE_SINK = 'Store conversation';
+const SLOW_TRIGGER = 'Write back';
+const SLOW_SINK = 'Record write';
+
+/** Bull's stall detection, shortened for the test (see the header). */
+const WORKER_ENV = {
+	QUEUE_WORKER_LOCK_DURATION: '20000',
+	QUEUE_WORKER_LOCK_RENEW_TIME: '4000',
+	QUEUE_WORKER_STALLED_INTERVAL: '5000',
+};
+/** The service's first retry comes an hour later: the workers' clock 61 minutes ahead. */
+const CLOCK_AHEAD_ENV = {
+	...WORKER_ENV,
+	...clockAheadEnv(61 * 60 * 1000),
+};
+/**
+ * Assertions of the guarantee that the trigger does not meet in queue mode today (found by this
+ * suite; the figures and notes in bench/results/queue-mode.json say what happens instead). jest's
+ * `test.failing` passes while the assertion fails and fails once it holds: when the trigger is
+ * fixed, turn each back into `test`.
+ * - In a worker, the trigger's ledger (workflow static data) is always empty: n8n 2.41.1 saves a
+ *   new execution's workflow without its static data and the worker (job-processor.js) loads
+ *   static data from the database only for resumed executions (`loadStaticData` is false for new
+ *   ones). A redelivery of a processed key therefore finds only its claim: 409 "inProgress" while
+ *   the claim lasts (15-30 min), and a new run after that.
+ * - Claims (n8n's processed_data, `checkProcessedAndRecord`) are a read, then an update of one row
+ *   per node, without a lock: two workers claiming at the same moment both succeed, or one
+ *   overwrites the other's claim, so concurrent deliveries can run a key twice.
+ */
+const knownBug = test.failing;
+
+let stack: Json;
+const figures: Array<{ name: string; value: string }> = [];
+const notes: string[] = [];
+const figure = (name: string, value: unknown) => {
+	const text = typeof value === 'string' ? value : JSON.stringify(value);
+	figures.push({ name, value: text });
+	report(`[queue] ${name}: ${text}`);
+};
+
+const secret = () => stack.secrets.writeBack as string;
+const urls = (workflowId: string) => stack.urlsOf(workflowId) as string[];
+
+function writeBack(idempotencyKey: string, conversationId: string, extra: Json = {}) {
+	return {
+		type: 'CONVERSATION_RESOLVED',
+		version: 1,
+		idempotencyKey,
+		data: {
+			medium: { id: 'whatsapp' },
+			channel: { id: 'ch-1', name: 'Support WhatsApp' },
+			contactProfile: {
+				id: 'cp-1',
+				mediumContactProfileId: 'wa-31612345678',
+				primaryIdentifier: '+31612345678',
+				secondaryIdentifier: 'Ada',
+			},
+			conversation: {
+				id: conversationId,
+				createdAt: '2026-11-22T09:00:00.000+01:00',
+				previousStatus: 'new',
+				currentStatus: 'resolved',
+			},
+			statusUpdatedAt: '2026-11-22T09:15:00.000+01:00',
+			statusUpdatedReason: 'agentResolved',
+			agent: { id: 'ag-1', firstName: 'Alan', lastName: 'Turing', email: 'alan@example.com' },
+			contactAttributes: [],
+			messages: [{ id: 'm1', direction: 'INBOUND', text: 'Where is my order?' }],
+			notes: [],
+			topics: [],
+			...extra,
+		},
+	};
+}
+
+interface Answer {
+	key: string;
+	to: number;
+	status: number;
+	state?: string;
+	body?: Json;
+	error?: string;
+	/** When the answer (or the error) came. */
+	at: number;
+}
+
+/** One signed delivery; a connection error or no answer within `timeoutMs` counts as status 0. */
+async function deliver(
+	url: string,
+	key: string,
+	body: Json,
+	to: number,
+	timeoutMs = 240_000,
+): Promise<Answer> {
+	try {
+		const res = await postSignedWithin(url, body, { secret: secret(), timeoutMs });
+		return {
+			key,
+			to,
+			status: res.status,
+			state: res.json?.status,
+			body: res.json,
+			at: Date.now(),
+		};
+	} catch (error) {
+		return { key, to, status: 0, error: (error as Error).message, at: Date.now() };
+	}
+}
+
+const tally = (answers: Answer[]) => {
+	const out: Record<string, number> = {};
+	for (const a of answers) {
+		const label = `${a.status}${a.state ? ` ${a.state}` : ''}`;
+		out[label] = (out[label] ?? 0) + 1;
+	}
+	return out;
+};
+
+const executionsOf = async (workflowId: string, includeData = false): Promise<Json[]> =>
+	await rt.listExecutions(stack.main, { workflowId, includeData });
+
+/** Waits until no execution of the workflow is new, running or waiting (and at least `atLeast` exist). */
+async function settledExecutions(workflowId: string, atLeast = 0): Promise<Json[]> {
+	return await waitFor(
+		async () => {
+			const list = await executionsOf(workflowId, true);
+			const busy = list.filter((e) => ['new', 'running', 'waiting'].includes(e.status));
+			return list.length >= atLeast && busy.length === 0 ? list : undefined;
+		},
+		{ what: `the executions of ${workflowId} to settle`, timeoutMs: 300_000, intervalMs: 1000 },
+	);
+}
+
+const runOf = (execution: Json, node: string) =>
+	execution.data?.resultData?.runData?.[node] as Json[] | undefined;
+
+/** Key of the delivery an execution ran (the trigger's output), when the trigger output an item. */
+const keyOf = (execution: Json, triggerNode: string): string | undefined =>
+	runOf(execution, triggerNode)?.[0]?.data?.main?.[0]?.[0]?.json?.idempotencyKey;
+
+/** Executions whose downstream `sink` node ran without an error, counted per delivery key. */
+function downstreamRunsPerKey(executions: Json[], triggerNode: string, sink: string) {
+	const perKey = new Map<string, string[]>();
+	for (const e of executions) {
+		const sinkRuns = runOf(e, sink);
+		if (!sinkRuns || sinkRuns.some((r) => r.error)) continue;
+		const key = keyOf(e, triggerNode);
+		if (key === undefined) continue;
+		perKey.set(key, [...(perKey.get(key) ?? []), String(e.id)]);
+	}
+	return perKey;
+}
+
+async function tableRows(name: string): Promise<Json[]> {
+	const tables = await rt.publicApi(stack.main, 'GET', '/data-tables?limit=100');
+	const table = (tables.data as Json[]).find((t) => t.name === name);
+	if (!table) throw new Error(`no data table ${name}`);
+	const rows: Json[] = [];
+	let cursor: string | undefined;
+	do {
+		const qs = new URLSearchParams({ limit: '250' });
+		if (cursor) qs.set('cursor', cursor);
+		const page = await rt.publicApi(stack.main, 'GET', `/data-tables/${table.id}/rows?${qs}`);
+		rows.push(...page.data);
+		cursor = page.nextCursor ?? undefined;
+	} while (cursor);
+	return rows;
+}
+
+const countBy = (values: string[]) => {
+	const out: Record<string, number> = {};
+	for (const v of values) out[v] = (out[v] ?? 0) + 1;
+	return out;
+};
+
+/** How many entries n8n's processed_data holds for a workflow (all its nodes' rows). */
+async function claimEntries(workflowId: string): Promise<number> {
+	const rows: Json[] = await qm.queryPostgres(
+		stack.pg,
+		`SELECT value FROM processed_data WHERE "workflowId" = '${workflowId}'`,
+	);
+	return rows.reduce((n, r) => n + (JSON.parse(r.value).data?.length ?? 0), 0);
+}
+
+/** Which worker ran an execution, from the workers' logs (this start's and the previous one's). */
+function workerOf(executionId: string): string {
+	for (const w of stack.workers as Json[])
+		if (workerRuns(w, { previous: true }).started.includes(String(executionId))) return w.name;
+	return '?';
+}
+
+beforeAll(async () => {
+	const stateDir = queueStateDir();
+	const started = Date.now();
+	stack = await qm
+		.startQueueStack({
+			stateDir,
+			extraWorkflows: [SLOW_WRITE_BACK],
+			activate: [SLOW_WRITE_BACK.id],
+			dataTables: [WRITES_TABLE],
+			workerEnv: WORKER_ENV,
+			log: (line: string) => report(`[queue] ${line}`),
+		})
+		.catch((error: Error) => {
+			report(`[queue] could not start queue mode: ${error.message}`);
+			throw error;
+		});
+	figure(
+		'stack start (install check, build, PostgreSQL, Redis, 5 n8n processes)',
+		`${Math.round((Date.now() - started) / 1000)} s`,
+	);
+	report(`[queue] state folder (logs of every n8n process): ${stateDir}`);
+}, 900_000);
+
+afterAll(async () => {
+	if (stack) await stack.stop();
+	const file = writeResults({
+		id: 'queue-mode',
+		title:
+			'Write backs in n8n queue mode (main, 2 webhook processes, 2 workers, Redis, PostgreSQL)',
+		method:
+			'test/e2e/queueMode.e2e.test.ts: n8n 2.41.1 on Node 24 in queue mode, PostgreSQL 15 and Redis 7 on loopback, the packed package in every process, signed deliveries sent to the two webhook processes with undici; counts read from n8n executions (public API of main) and from the data tables the workflows write to.',
+		figures,
+		notes,
+		date: new Date().toISOString(),
+		n8nVersion: rt.N8N_VERSION,
+	});
+	report(`[queue] figures written to ${file}`);
+}, 120_000);
+
+describe('queue mode: the stack', () => {
+	test('main, two webhook processes and two workers of n8n 2.41.1 run with the package loaded', async () => {
+		const settings = await rt.restCall(stack.main, 'GET', '/settings', {
+			cookie: stack.main.cookie,
+		});
+		expect(settings.json.data.versionCli).toBe('2.41.1');
+		expect(stack.webhookProcesses).toHaveLength(2);
+		expect(stack.workers).toHaveLength(2);
+		for (const p of stack.all()) expect(rt.packageLoadError(p)).toBeUndefined();
+		for (const id of [EXAMPLE_WRITE_BACK, EXAMPLE_LOOKUP, SLOW_WRITE_BACK.id])
+			expect(urls(id)).toHaveLength(2);
+	});
+});
+
+describe('queue mode: write backs', () => {
+	/** Keys of test 1, redelivered after the restart. */
+	const sequentialKeys: string[] = [];
+	const stamp = Date.now();
+
+	test('1. twenty write backs alternately to both webhook processes: each first delivery processed, one downstream run and one row per key', async () => {
+		const hooks = urls(EXAMPLE_WRITE_BACK);
+		const first: Answer[] = [];
+		for (let i = 0; i < 20; i++) {
+			const key = `q1-${stamp}-${i}`;
+			sequentialKeys.push(key);
+			first.push(await deliver(hooks[i % 2], key, writeBack(key, `conv-${key}`), i % 2));
+		}
+		figure('1. first deliveries (20 keys, alternating webhook processes)', tally(first));
+		expect(first.filter((a) => a.status === 200 && a.state === 'processed')).toHaveLength(20);
+		for (const a of first)
+			expect(a.body).toEqual({
+				received: true,
+				duplicate: false,
+				idempotencyKey: a.key,
+				status: 'processed',
+			});
+	});
+
+	let redeliveries: Answer[] = [];
+	test('1. each redelivered to the other webhook process: no downstream run for any redelivery', async () => {
+		const hooks = urls(EXAMPLE_WRITE_BACK);
+		redeliveries = [];
+		for (const [i, key] of sequentialKeys.entries()) {
+			redeliveries.push(
+				await deliver(hooks[(i + 1) % 2], key, writeBack(key, `conv-${key}`), (i + 1) % 2),
+			);
+		}
+		figure('1. redeliveries to the other webhook process (20 keys)', tally(redeliveries));
+		const notDuplicate = redeliveries.filter((a) => !(a.status === 200 && a.state === 'duplicate'));
+		if (notDuplicate.length > 0)
+			notes.push(
+				`Sequential redeliveries of processed keys: ${notDuplicate.length} of 20 were not answered 200 duplicate (${JSON.stringify(tally(notDuplicate))}): the worker that runs the redelivery sees an empty ledger (static data) and finds only the claim.`,
+			);
+		const executions = await settledExecutions(EXAMPLE_WRITE_BACK, 40);
+		const perKey = downstreamRunsPerKey(executions, EXAMPLE_TRIGGER, EXAMPLE_SINK);
+		const counts = sequentialKeys.map((k) => perKey.get(k)?.length ?? 0);
+		figure('1. downstream runs per key (Store conversation ran)', countBy(counts.map(String)));
+		expect(counts).toEqual(sequentialKeys.map(() => 1));
+		const rows = (await tableRows(local.CONVERSATIONS_TABLE.name)).filter((r) =>
+			sequentialKeys.includes(r.idempotencyKey),
+		);
+		figure('1. data table rows for the 20 keys', rows.length);
+		expect(rows).toHaveLength(20);
+		expect(new Set(rows.map((r) => r.idempotencyKey)).size).toBe(20);
+	});
+
+	knownBug('1. every redelivery of a processed key is answered 200 duplicate', () => {
+		expect(redeliveries.map((a) => ({ key: a.key, status: a.status, body: a.body }))).toEqual(
+			redeliveries.map((a) => ({
+				key: a.key,
+				status: 200,
+				body: { received: true, duplicate: true, idempotencyKey: a.key, status: 'duplicate' },
+			})),
+		);
+	});
+
+	const concurrentKeys = Array.from({ length: 10 }, (_, i) => `q2-${stamp}-${i}`);
+	let concurrent: Answer[] = [];
+	knownBug(
+		'2. ten keys delivered six times at the same moment over both webhook processes: one processed and one downstream run per key',
+		async () => {
+			const hooks = urls(EXAMPLE_WRITE_BACK);
+			const before = (await executionsOf(EXAMPLE_WRITE_BACK)).length;
+			concurrent = await Promise.all(
+				concurrentKeys.flatMap((key) =>
+					Array.from({ length: 6 }, (_, j) =>
+						deliver(hooks[j % 2], key, writeBack(key, `conv-${key}`), j % 2),
+					),
+				),
+			);
+			figure('2. concurrent deliveries (10 keys x 6)', tally(concurrent));
+			const perKeyAnswers = concurrentKeys.map((key) => {
+				const mine = concurrent.filter((a) => a.key === key);
+				return {
+					key,
+					processed: mine.filter((a) => a.status === 200 && a.state === 'processed').length,
+					other: mine
+						.filter((a) => !(a.status === 200 && a.state === 'processed'))
+						.map((a) => `${a.status} ${a.state}`)
+						.filter((s) => s !== '409 inProgress' && s !== '200 duplicate'),
+				};
+			});
+			const executions = await settledExecutions(EXAMPLE_WRITE_BACK, before + 60);
+			const perKey = downstreamRunsPerKey(executions, EXAMPLE_TRIGGER, EXAMPLE_SINK);
+			const runs = concurrentKeys.map((k) => perKey.get(k)?.length ?? 0);
+			figure('2. downstream runs per key', countBy(runs.map(String)));
+			// The trigger claims a key with 2 entries of one processed_data row per node; 30 keys
+			// (tests 1 and 2) were claimed, so 60 entries are there unless claims overwrote each other.
+			figure(
+				'2. claim entries in processed_data for the 30 keys of tests 1 and 2 (60 if none lost)',
+				await claimEntries(EXAMPLE_WRITE_BACK),
+			);
+			const doubles = concurrentKeys.filter((k) => (perKey.get(k)?.length ?? 0) > 1);
+			if (doubles.length > 0)
+				figure(
+					'2. keys whose downstream node ran more than once (execution: worker)',
+					Object.fromEntries(
+						doubles.map((k) => [k, perKey.get(k)!.map((id) => `${id}: ${workerOf(id)}`)]),
+					),
+				);
+			if (doubles.length > 0)
+				notes.push(
+					`Concurrent deliveries (10 keys x 6 over both webhook processes): ${doubles.length} of 10 keys ran the downstream node more than once (${runs.reduce((a, b) => a + b, 0)} runs for 10 keys); claims in processed_data are not atomic across workers.`,
+				);
+			expect(perKeyAnswers).toEqual(
+				concurrentKeys.map((key) => ({ key, processed: 1, other: [] })),
+			);
+			expect(runs).toEqual(concurrentKeys.map(() => 1));
+		},
+	);
+
+	knownBug('2. one more redelivery per key afterwards is answered 200 duplicate', async () => {
+		const hooks = urls(EXAMPLE_WRITE_BACK);
+		const later: Answer[] = [];
+		for (const [i, key] of concurrentKeys.entries())
+			later.push(await deliver(hooks[i % 2], key, writeBack(key, `conv-${key}`), i % 2));
+		figure('2. one more redelivery per key', tally(later));
+		expect(later.map((a) => `${a.status} ${a.state}`)).toEqual(
+			concurrentKeys.map(() => '200 duplicate'),
+		);
+	});
+
+	const crashKeys = Array.from({ length: 40 }, (_, i) => `q3-${stamp}-${i}`);
+	const finalAnswer = new Map<string, Answer>();
+	test('3. a worker killed (SIGKILL) during 40 slow write backs, then the service retries every non-2xx: nothing answered 2xx is lost', async () => {
+		const hooks = urls(SLOW_WRITE_BACK.id);
+		const body = (key: string) => writeBack(key, `conv-${key}`, { slowMs: 4000 });
+		const victim = stack.workers[0];
+		const logFrom = logLength(victim);
+		const sentAt = Date.now();
+		const inFlight = crashKeys.map((key, i) =>
+			deliver(hooks[i % 2], key, body(key), i % 2, 240_000),
+		);
+		// SIGKILL worker 1 while runs of this batch are in flight on it (started there, not finished).
+		await waitFor(
+			async () => {
+				const runs = workerRuns(victim, { from: logFrom });
+				return runs.started.filter((id: string) => !runs.finished.includes(id)).length >= 5;
+			},
+			{ what: 'worker 1 to have runs in flight', timeoutMs: 120_000, intervalMs: 100 },
+		);
+		await qm.killProcess(victim);
+		const killedAt = Date.now();
+		const atKill = workerRuns(victim, { from: logFrom });
+		const diedOnVictim = atKill.started.filter((id: string) => !atKill.finished.includes(id));
+		figure('3. runs of the batch on worker 1 when it was killed', {
+			started: atKill.started.length,
+			finished: atKill.finished.length,
+			inFlight: diedOnVictim.length,
+		});
+		const firstRound = await Promise.all(inFlight);
+		const failed = firstRound.filter((a) => !(a.status >= 200 && a.status < 300));
+		const seconds = (ms: number) => `${Math.round(ms / 1000)} s`;
+		figure('3. first deliveries (40 keys)', tally(firstRound));
+		figure(
+			'3. from SIGKILL to the first and the last non-2xx answer (Bull stall detection: lock 20 s, stall check every 5 s)',
+			failed.length === 0
+				? 'none'
+				: `${seconds(Math.min(...failed.map((a) => a.at)) - killedAt)}, ${seconds(Math.max(...failed.map((a) => a.at)) - killedAt)} (deliveries sent ${seconds(killedAt - sentAt)} before the kill)`,
+		);
+		for (const a of firstRound) finalAnswer.set(a.key, a);
+		figure(
+			'3. claim entries in processed_data of the slow workflow after the first deliveries (80 if none lost)',
+			await claimEntries(SLOW_WRITE_BACK.id),
+		);
+
+		// The service's retry, right away (real clock): the dead runs' claims still stand.
+		const pending = () =>
+			crashKeys.filter(
+				(k) => !(finalAnswer.get(k)!.status >= 200 && finalAnswer.get(k)!.status < 300),
+			);
+		const soon = await Promise.all(
+			pending().map((key, i) => deliver(hooks[(i + 1) % 2], key, body(key), (i + 1) % 2)),
+		);
+		figure('3. immediate redelivery of the non-2xx keys (real clock)', tally(soon));
+		for (const a of soon) finalAnswer.set(a.key, a);
+
+		// The service's next retries come an hour later: restart both workers with the clock ahead.
+		await rt.stopServer(stack.workers[1]);
+		await Promise.all(
+			stack.workers.map((w: Json) =>
+				qm.startProcess(w, {
+					log: (l: string) => report(`[queue] ${l}`),
+					extraEnv: CLOCK_AHEAD_ENV,
+				}),
+			),
+		);
+		const rounds: Json[] = [];
+		for (let round = 1; round <= 6 && pending().length > 0; round++) {
+			const keys = pending();
+			const answers = await Promise.all(
+				keys.map((key, i) => deliver(hooks[(i + round) % 2], key, body(key), (i + round) % 2)),
+			);
+			for (const a of answers) finalAnswer.set(a.key, a);
+			rounds.push({ round, delivered: keys.length, answers: tally(answers) });
+		}
+		figure('3. retries an hour later (workers clock +61 min), per round', rounds);
+		expect(pending()).toEqual([]);
+
+		const executions = await settledExecutions(SLOW_WRITE_BACK.id, 40);
+		const rows = (await tableRows(WRITES_TABLE.name)).filter((r) =>
+			crashKeys.includes(r.idempotencyKey),
+		);
+		const rowsPerKey = countBy(rows.map((r) => r.idempotencyKey as string));
+		const perKey = downstreamRunsPerKey(executions, SLOW_TRIGGER, SLOW_SINK);
+		const lost = crashKeys.filter((k) => (rowsPerKey[k] ?? 0) === 0);
+		const twice = crashKeys.filter((k) => (rowsPerKey[k] ?? 0) > 1);
+		figure('3. keys answered 2xx without a row in the sink (lost)', lost.length);
+		figure('3. keys whose effect happened twice (sink rows > 1)', twice.length);
+		if (twice.length > 0) {
+			const detail = twice.map((k) => ({
+				key: k,
+				rows: rows.filter((r) => r.idempotencyKey === k).map((r) => r.executionId),
+				successfulRuns: perKey.get(k),
+				ranOnKilledWorker: rows
+					.filter((r) => r.idempotencyKey === k)
+					.map((r) => diedOnVictim.includes(String(r.executionId))),
+			}));
+			figure('3. the keys that ran twice', detail);
+			notes.push(
+				`Worker crash: ${twice.length} of 40 keys had their effect twice; each had a run on the killed worker that reached the sink before the kill, then its retry ran again (details in the figures).`,
+			);
+		}
+		const statuses = countBy(executions.map((e) => e.status as string));
+		figure('3. executions of the slow workflow by status', statuses);
+		expect(lost).toEqual([]);
+		// Every key answered 2xx has a successful downstream run.
+		expect(crashKeys.filter((k) => (perKey.get(k)?.length ?? 0) === 0)).toEqual([]);
+	});
+
+	knownBug(
+		'3b. an hour later (workers clock +61 min), a redelivery of a key processed in test 2 is answered 200 duplicate and runs nothing',
+		async () => {
+			// The service redelivers a write back whose 200 it did not get (a lost answer), an hour later.
+			const hooks = urls(EXAMPLE_WRITE_BACK);
+			const keys = concurrentKeys.slice(0, 5);
+			const before = await settledExecutions(EXAMPLE_WRITE_BACK);
+			const runsBefore = downstreamRunsPerKey(before, EXAMPLE_TRIGGER, EXAMPLE_SINK);
+			const answers: Answer[] = [];
+			for (const [i, key] of keys.entries())
+				answers.push(await deliver(hooks[i % 2], key, writeBack(key, `conv-${key}`), i % 2));
+			figure('3b. redeliveries an hour later of 5 keys processed in test 2', tally(answers));
+			const after = await settledExecutions(EXAMPLE_WRITE_BACK, before.length + keys.length);
+			const runsAfter = downstreamRunsPerKey(after, EXAMPLE_TRIGGER, EXAMPLE_SINK);
+			const newRuns = keys.map(
+				(k) => (runsAfter.get(k)?.length ?? 0) - (runsBefore.get(k)?.length ?? 0),
+			);
+			figure('3b. new downstream runs of those 5 keys', newRuns);
+			const rerun = newRuns.filter((n) => n > 0).length;
+			if (rerun > 0)
+				notes.push(
+					`A redelivery an hour after a successful run (the service retrying a write back whose 200 got lost): ${rerun} of 5 keys ran the workflow again and were answered ${JSON.stringify(tally(answers))}.`,
+				);
+			expect({ answers: answers.map((a) => `${a.status} ${a.state}`), newRuns }).toEqual({
+				answers: keys.map(() => '200 duplicate'),
+				newRuns: keys.map(() => 0),
+			});
+		},
+	);
+
+	test('4. after stopping and starting every n8n process (PostgreSQL and Redis kept), redeliveries of test 1 run nothing', async () => {
+		const before = (await executionsOf(EXAMPLE_WRITE_BACK, true)).length;
+		await stack.stopN8n();
+		await stack.startN8n({ workerEnv: WORKER_ENV });
+		const hooks = urls(EXAMPLE_WRITE_BACK);
+		const again: Answer[] = [];
+		for (const [i, key] of sequentialKeys.entries())
+			again.push(await deliver(hooks[i % 2], key, writeBack(key, `conv-${key}`), i % 2));
+		figure('4. redeliveries of the 20 keys of test 1 after the restart', tally(again));
+		const executions = await settledExecutions(EXAMPLE_WRITE_BACK, before + 20);
+		const perKey = downstreamRunsPerKey(executions, EXAMPLE_TRIGGER, EXAMPLE_SINK);
+		const counts = sequentialKeys.map((k) => perKey.get(k)?.length ?? 0);
+		figure('4. downstream runs per key of test 1 in all', countBy(counts.map(String)));
+		expect(counts).toEqual(sequentialKeys.map(() => 1));
+		restartAnswers = again;
+	});
+
+	let restartAnswers: Answer[] = [];
+	knownBug('4. ... and each is answered 200 duplicate', () => {
+		expect(restartAnswers.map((a) => `${a.status} ${a.state}`)).toEqual(
+			sequentialKeys.map(() => '200 duplicate'),
+		);
+	});
+});
+
+describe('queue mode: lookup and signatures', () => {
+	test('5. lookup through a webhook process: unknown contact 404 with an empty body and no JSON content type', async () => {
+		const [hook] = urls(EXAMPLE_LOOKUP);
+		const res = await postSigned(
+			hook,
+			{ email: 'nobody@example.com' },
+			{ secret: stack.secrets.lookup },
+		);
+		figure('5. lookup of an unknown contact', {
+			status: res.status,
+			body: res.text,
+			contentType: res.headers['content-type'] ?? null,
+		});
+		expect(res.status).toBe(404);
+		expect(res.text).toBe('');
+		expect(String(res.headers['content-type'] ?? '')).not.toContain('application/json');
+	});
+
+	test('5. lookup through the other webhook process: a known contact 200 with the attributes', async () => {
+		const hook = urls(EXAMPLE_LOOKUP)[1];
+		const res = await postSigned(
+			hook,
+			{ email: 'Ada@Example.com' },
+			{ secret: stack.secrets.lookup },
+		);
+		expect(res.status).toBe(200);
+		expect(res.headers['content-type']).toMatch(/application\/json/);
+		expect(res.json).toEqual({
+			autoConfirm: false,
+			attributes: {
+				email: 'ada@example.com',
+				firstName: 'Ada',
+				lastName: 'Lovelace',
+				customerId: 'CUST-1815',
+				tier: 'gold',
+				phone: '+441632960815',
+			},
+		});
+	});
+
+	test('6. unsigned and tampered write backs to either webhook process get 401 and start no execution', async () => {
+		const before = (await executionsOf(EXAMPLE_WRITE_BACK)).length;
+		const key = `q6-${Date.now()}`;
+		const statuses: number[] = [];
+		for (const hook of urls(EXAMPLE_WRITE_BACK)) {
+			statuses.push(
+				(await postSigned(hook, writeBack(key, 'conv-forged'), { signature: 'none' })).status,
+			);
+			statuses.push(
+				(
+					await postSigned(hook, writeBack(key, 'conv-forged'), {
+						secret: secret(),
+						tamper: (raw: string) => raw.replace('conv-forged', 'conv-forgeD'),
+					})
+				).status,
+			);
+		}
+		figure('6. unsigned and tampered calls', statuses);
+		expect(statuses).toEqual([401, 401, 401, 401]);
+		// A valid delivery after them: once it is listed, runs of the forged ones would be too.
+		const sentinel = `q6-${Date.now()}-sentinel`;
+		const ok = await deliver(
+			urls(EXAMPLE_WRITE_BACK)[0],
+			sentinel,
+			writeBack(sentinel, 'conv-ok'),
+			0,
+		);
+		expect(ok.status).toBe(200);
+		const executions = await settledExecutions(EXAMPLE_WRITE_BACK, before + 1);
+		expect(executions.length).toBe(before + 1);
+		expect(executions.some((e) => keyOf(e, EXAMPLE_TRIGGER) === key)).toBe(false);
+	});
+});
