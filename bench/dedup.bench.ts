@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IDataObject } from 'n8n-workflow';
 
-import { ContactCenterTriggerV1 } from '../nodes/ContactCenterTrigger/v1/ContactCenterTriggerV1.node';
+import { ContactCenterTrigger } from '../nodes/ContactCenterTrigger/ContactCenterTrigger.node';
 import {
 	DEDUP_STATIC_KEY,
 	DEFAULT_DEDUP_LIMITS,
@@ -101,7 +101,7 @@ describe('Benchmark 4b: deduplication store after 100 000 keys', () => {
 		const credentials = createCredentialStore({
 			contactCenterSigningSecretApi: { secret: DEFAULT_SIGNING_SECRET },
 		});
-		const nodeType = new ContactCenterTriggerV1();
+		const nodeType = new ContactCenterTrigger();
 		let nodeRuns = 0;
 		let nodeMs = 0;
 		let staticData = workflowStaticData;
@@ -112,6 +112,7 @@ describe('Benchmark 4b: deduplication store after 100 000 keys', () => {
 			const started = performance.now();
 			const result = await runWebhook({
 				nodeType,
+				typeVersion: 1,
 				parameters: { endpoint: 'writeBack', responseTiming: 'immediately' },
 				credentials,
 				staticData,

@@ -7,7 +7,7 @@ import { request } from 'undici';
 
 import { ContactCenterSigningSecretApi } from '../../credentials/ContactCenterSigningSecretApi.credentials';
 import { ContactCenter } from '../../nodes/ContactCenter/ContactCenter.node';
-import { ContactCenterTriggerV1 } from '../../nodes/ContactCenterTrigger/v1/ContactCenterTriggerV1.node';
+import { ContactCenterTrigger } from '../../nodes/ContactCenterTrigger/ContactCenterTrigger.node';
 import { createCredentialStore, runNode, runWebhook } from '../harness';
 import { buildWorkflow } from '../harness/workflow-setup';
 import { DEFAULT_SIGNING_SECRET, signBody } from '../simulator';
@@ -40,8 +40,8 @@ const credentials = createCredentialStore(
 );
 
 function settingsOf(parameters: INodeParameters) {
-	const nodeType = new ContactCenterTriggerV1();
-	const { workflow, node } = buildWorkflow({ nodeType, parameters });
+	const nodeType = new ContactCenterTrigger();
+	const { workflow, node } = buildWorkflow({ nodeType, parameters, typeVersion: 1 });
 	const [webhook] = nodeType.description.webhooks ?? [];
 	const evaluate = (value: unknown) =>
 		workflow.expression.getSimpleParameterValue(node, value as string, 'webhook', {});
@@ -74,7 +74,8 @@ async function serve(routes: Map<string, Route>, req: IncomingMessage, res: Serv
 		return send(res, 404, { message: 'unknown webhook' });
 	const rawBody = await readRaw(req);
 	const result = await runWebhook({
-		nodeType: new ContactCenterTriggerV1(),
+		nodeType: new ContactCenterTrigger(),
+		typeVersion: 1,
 		parameters: route.parameters,
 		credentials,
 		staticData: route.staticData,

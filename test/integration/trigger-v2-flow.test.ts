@@ -1,5 +1,4 @@
 import {
-	NodeHelpers,
 	resolveWebhookDescriptionField,
 	webhookDescriptionIsNativelyResolvable,
 	type IDataObject,
@@ -269,33 +268,67 @@ describe('Contact Center Trigger v2: lookup answered by the trigger when no Resp
 	});
 });
 
-describe('Contact Center Trigger v2: webhook description resolved without the expression engine', () => {
-	const cases: Array<[IDataObject, { path: string; responseMode: string; responseCode: number }]> =
+describe('Contact Center Trigger: webhook description resolved without the expression engine', () => {
+	const cases: Array<
+		[number, IDataObject, { path: string; responseMode: string; responseCode: number }]
+	> = [
 		[
-			[{ endpoint: 'lookup' }, { path: 'lookup', responseMode: 'responseNode', responseCode: 404 }],
-			[
-				{ endpoint: 'lookup', ifNoResponse: 'serverError' },
-				{ path: 'lookup', responseMode: 'responseNode', responseCode: 500 },
-			],
-			[
-				{ endpoint: 'writeBack' },
-				{ path: 'write-back', responseMode: 'responseNode', responseCode: 200 },
-			],
-			[
-				{ endpoint: 'notification' },
-				{ path: 'notification', responseMode: 'onReceived', responseCode: 204 },
-			],
-		];
+			2,
+			{ endpoint: 'lookup' },
+			{ path: 'lookup', responseMode: 'responseNode', responseCode: 404 },
+		],
+		[
+			2,
+			{ endpoint: 'lookup', ifNoResponse: 'serverError' },
+			{ path: 'lookup', responseMode: 'responseNode', responseCode: 500 },
+		],
+		[
+			2,
+			{ endpoint: 'writeBack' },
+			{ path: 'write-back', responseMode: 'responseNode', responseCode: 200 },
+		],
+		[
+			2,
+			{ endpoint: 'writeBack', respond: 'immediately' },
+			{ path: 'write-back', responseMode: 'responseNode', responseCode: 200 },
+		],
+		[
+			2,
+			{ endpoint: 'notification' },
+			{ path: 'notification', responseMode: 'onReceived', responseCode: 204 },
+		],
+		[
+			1,
+			{ endpoint: 'lookup' },
+			{ path: 'lookup', responseMode: 'responseNode', responseCode: 404 },
+		],
+		[
+			1,
+			{ endpoint: 'writeBack' },
+			{ path: 'write-back', responseMode: 'onReceived', responseCode: 200 },
+		],
+		[
+			1,
+			{ endpoint: 'writeBack', responseTiming: 'whenFinished' },
+			{ path: 'write-back', responseMode: 'lastNode', responseCode: 200 },
+		],
+		[
+			1,
+			{ endpoint: 'notification' },
+			{ path: 'notification', responseMode: 'onReceived', responseCode: 204 },
+		],
+	];
 
 	it.each(cases)(
-		'%j: the native resolvers and the editor templates agree',
-		(parameters, expected) => {
+		'version %i, %j: the native resolvers and the editor templates agree',
+		(typeVersion, parameters, expected) => {
 			const nodeType = new ContactCenterTrigger();
 			const { workflow, node } = buildWorkflow({
 				nodeType,
 				parameters: parameters as INodeParameters,
+				typeVersion,
 			});
-			const [webhook] = NodeHelpers.getVersionedNodeType(nodeType, 2).description.webhooks ?? [];
+			const [webhook] = nodeType.description.webhooks ?? [];
 			expect(webhookDescriptionIsNativelyResolvable(webhook)).toBe(true);
 			for (const field of ['path', 'responseMode', 'responseCode'] as const) {
 				const native = resolveWebhookDescriptionField(node, webhook, field);

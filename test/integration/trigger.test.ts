@@ -1,7 +1,7 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { ContactCenterSigningSecretApi } from '../../credentials/ContactCenterSigningSecretApi.credentials';
-import { ContactCenterTriggerV1 } from '../../nodes/ContactCenterTrigger/v1/ContactCenterTriggerV1.node';
+import { ContactCenterTrigger } from '../../nodes/ContactCenterTrigger/ContactCenterTrigger.node';
 import {
 	DEDUP_STATIC_KEY,
 	fingerprintOf,
@@ -53,7 +53,8 @@ async function call(options: CallOptions): Promise<RunWebhookResult> {
 		headers['x-service-signature'] = options.signature ?? signBody(DEFAULT_SIGNING_SECRET, rawBody);
 	}
 	return await runWebhook({
-		nodeType: new ContactCenterTriggerV1(),
+		nodeType: new ContactCenterTrigger(),
+		typeVersion: 1,
 		parameters: options.parameters,
 		credentials: options.credentialStore ?? credentials,
 		staticData: options.staticData,
@@ -65,8 +66,8 @@ async function call(options: CallOptions): Promise<RunWebhookResult> {
 
 /** Evaluates the webhook description as n8n's webhook handler does for the given parameters. */
 function webhookSettings(parameters: INodeParameters) {
-	const nodeType = new ContactCenterTriggerV1();
-	const { workflow, node } = buildWorkflow({ nodeType, parameters });
+	const nodeType = new ContactCenterTrigger();
+	const { workflow, node } = buildWorkflow({ nodeType, parameters, typeVersion: 1 });
 	const [webhook] = nodeType.description.webhooks ?? [];
 	const evaluate = (value: unknown) =>
 		workflow.expression.getSimpleParameterValue(node, value as string, 'webhook', {});
@@ -171,7 +172,7 @@ describe('Contact Center Trigger v1: how n8n serves each endpoint', () => {
 	});
 
 	it('registers nothing remotely, but refuses to activate with a signing secret that cannot work', async () => {
-		const methods = new ContactCenterTriggerV1().webhookMethods.default;
+		const methods = new ContactCenterTrigger().webhookMethods.default;
 		const hookContext = (secret: string) =>
 			({
 				getCredentials: async () => ({ secret }),
@@ -587,7 +588,7 @@ describe('Contact Center Trigger v1: notification', () => {
 });
 
 describe('Contact Center Trigger v1: credential test', () => {
-	const test = new ContactCenterTriggerV1().methods.credentialTest.contactCenterSigningSecretTest;
+	const test = new ContactCenterTrigger().methods.credentialTest.contactCenterSigningSecretTest;
 	const run = async (secret: unknown) =>
 		await test.call({} as never, {
 			id: '1',

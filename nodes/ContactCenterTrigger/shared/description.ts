@@ -14,9 +14,6 @@ export const OTHER_WRITE_BACK_TYPES = 'other';
 
 export type Endpoint = 'lookup' | 'writeBack' | 'notification';
 
-export const triggerDescription =
-	"Answers the service's signed CRM calls: contact lookups, conversation write backs and error notifications";
-
 export const endpointProperty: INodeProperties = {
 	displayName: 'Endpoint',
 	name: 'endpoint',
