@@ -551,18 +551,19 @@ describe('trigger endpoints with signed requests (undici)', () => {
 		const executions = await waitFor(
 			async () => {
 				const list = await executionsOf(FAILING_WRITE_BACK.id, true);
-				return list.length >= 3 && list.every((e: Json) => e.finished || e.status !== 'running')
+				return list.length >= 2 && list.every((e: Json) => e.finished || e.status !== 'running')
 					? list
 					: undefined;
 			},
-			{ what: 'the three runs of the failing write back workflow' },
+			{ what: 'the two runs of the failing write back workflow' },
 		);
 		const crmWrites = executions.filter(
 			(e: Json) =>
 				e.data?.resultData?.runData?.['Write to CRM']?.[0]?.error === undefined &&
 				e.data?.resultData?.runData?.['Write to CRM'] !== undefined,
 		);
-		expect(executions.map((e: Json) => e.status).sort()).toEqual(['error', 'success', 'success']);
+		// The duplicate was answered by the webhook call and started no run.
+		expect(executions.map((e: Json) => e.status).sort()).toEqual(['error', 'success']);
 		expect(crmWrites).toHaveLength(1);
 	});
 
@@ -592,11 +593,11 @@ describe('trigger endpoints with signed requests (undici)', () => {
 		const executions = await waitFor(
 			async () => {
 				const list = await executionsOf(FAILING_WRITE_BACK.id, true);
-				return list.length >= before + 6 && list.every((e: Json) => e.status !== 'running')
+				return list.length > before && list.every((e: Json) => e.status !== 'running')
 					? list
 					: undefined;
 			},
-			{ what: 'the six runs of the concurrent deliveries' },
+			{ what: 'the runs of the concurrent deliveries' },
 		);
 		const wrote = executions
 			.slice(0, executions.length - before)

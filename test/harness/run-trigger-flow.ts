@@ -177,6 +177,11 @@ export interface FlowOptions {
 	parameters: IDataObject;
 	credentials: CredentialStore;
 	workflowId: string;
+	/**
+	 * n8n in queue mode: the run happens on a worker, which starts a new execution with empty
+	 * static data and saves what the run leaves there over the workflow's.
+	 */
+	queueMode?: boolean;
 }
 
 export interface Delivery {
@@ -238,18 +243,30 @@ export async function deliver(options: FlowOptions, delivery: Delivery): Promise
 		parameters: {},
 	};
 	const mode = delivery.mode ?? 'webhook';
-	const workflow = new Workflow({
-		id: options.workflowId,
-		name: 'Flow',
-		nodes: [trigger, sink],
-		connections: {
-			[TRIGGER_NAME]: { main: [[{ node: 'Sink', type: NodeConnectionTypes.Main, index: 0 }]] },
-		},
-		active: true,
-		nodeTypes,
-		staticData: deepCopy(database.staticData),
-		settings: { executionOrder: 'v1' },
-	});
+	const buildFlowWorkflow = (staticData: IDataObject) =>
+		new Workflow({
+			id: options.workflowId,
+			name: 'Flow',
+			nodes: [trigger, sink],
+			connections: {
+				[TRIGGER_NAME]: { main: [[{ node: 'Sink', type: NodeConnectionTypes.Main, index: 0 }]] },
+			},
+			active: true,
+			nodeTypes,
+			staticData,
+			settings: { executionOrder: 'v1' },
+		});
+	// n8n loads the workflow's static data from its database for every production webhook call.
+	const workflow = buildFlowWorkflow(deepCopy(database.staticData));
+	const changedStaticData = () => (workflow.staticData as IDataObject).__dataChanged === true;
+	/** n8n's response callback (live-webhooks): saves the webhook call's static data if changed. */
+	const saveWebhookStaticData = () => {
+		if (!changedStaticData()) return;
+		const saved = JSON.parse(JSON.stringify(workflow.staticData)) as IDataObject;
+		delete saved.__dataChanged;
+		database.staticData = saved;
+		(workflow.staticData as IDataObject).__dataChanged = false;
+	};
 	const node = workflow.getNode(TRIGGER_NAME) as INode;
 	for (const parameterNode of workflow.nodes ? Object.values(workflow.nodes) : []) {
 		const nodeType = nodeTypes.getByNameAndVersion(parameterNode.type, parameterNode.typeVersion);
@@ -280,14 +297,23 @@ export async function deliver(options: FlowOptions, delivery: Delivery): Promise
 	let crashed = false;
 	const answer: DeliveryResult = { headers: {} };
 	let answered = false;
+	/** n8n answering from the run (setupResponseNodePromise), then its response callback. */
 	const respond = (status: number, headers: Record<string, unknown>, body: unknown) => {
 		if (answered || crashed) return;
 		answered = true;
+		response.status(status);
+		for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
+		response.end();
 		Object.assign(answer, { status, headers, body });
+		saveWebhookStaticData();
 	};
 	hooks.addHandler('workflowExecuteAfter', async (fullRunData, newStaticData) => {
 		database.executions.set(executionId, deepCopy(fullRunData.data));
-		if (newStaticData) database.staticData = deepCopy(newStaticData as IDataObject);
+		if (newStaticData) {
+			const saved = JSON.parse(JSON.stringify(newStaticData)) as IDataObject;
+			delete saved.__dataChanged;
+			database.staticData = saved;
+		}
 	});
 	hooks.addHandler('sendResponse', async (response: IExecuteResponsePromiseData) => {
 		const body = Buffer.isBuffer(response.body) ? response.body.toString('utf8') : response.body;
@@ -313,8 +339,10 @@ export async function deliver(options: FlowOptions, delivery: Delivery): Promise
 	};
 	const response = {
 		headersSent: false,
+		statusCode: 200,
 		status(code: number) {
 			captured.status = code;
+			response.statusCode = code;
 			return response;
 		},
 		setHeader(name: string, value: unknown) {
@@ -324,6 +352,9 @@ export async function deliver(options: FlowOptions, delivery: Delivery): Promise
 		json(body: unknown) {
 			captured.headers['content-type'] ??= 'application/json; charset=utf-8';
 			captured.body = body;
+			return response.end();
+		},
+		end() {
 			response.headersSent = true;
 			return response;
 		},
@@ -363,11 +394,17 @@ export async function deliver(options: FlowOptions, delivery: Delivery): Promise
 	);
 	const webhookResult = await triggerNodeType.webhook.call(webhookContext);
 	if (webhookResult.noWebhookResponse) {
+		saveWebhookStaticData();
 		return { status: captured.status, headers: captured.headers, body: captured.body };
 	}
 	if (webhookResult.workflowData === undefined) {
 		return { status: 200, headers: {}, body: webhookResult.webhookResponse };
 	}
+
+	// Starting the run resets the change flag of the call's static data
+	// (WorkflowRunner.establishContextForPersistence): changes made so far are not saved.
+	(workflow.staticData as IDataObject).__dataChanged = false;
+	const runWorkflow = options.queueMode ? buildFlowWorkflow({}) : workflow;
 
 	// The run: created with the trigger's output on the stack, as n8n saves it before running.
 	const runExecutionData = createRunExecutionData({
@@ -394,19 +431,12 @@ export async function deliver(options: FlowOptions, delivery: Delivery): Promise
 		additionalData,
 		mode,
 		runExecutionData,
-	).processRunExecutionData(workflow);
+	).processRunExecutionData(runWorkflow);
 	if (crashed) return { headers: {}, executionId };
 	// n8n's own answer when no node answered ("responseNode" mode).
 	if (run.data.resultData.error) respond(500, {}, { message: 'Error in workflow' });
 	else respond(200, {}, undefined);
 	return { ...answer, executionId };
-}
-
-/** Items a run of the workflow produced at the trigger (empty for a delivery recognised as a duplicate). */
-export function triggerOutputOf(database: FlowDatabase, executionId: string): IDataObject[] {
-	const run = database.executions.get(executionId);
-	const task = run?.resultData.runData[TRIGGER_NAME]?.[0];
-	return (task?.data?.main?.[0] ?? []).map((item) => item.json);
 }
 
 export function parseAnswer(result: DeliveryResult): IDataObject | undefined {

@@ -19,7 +19,6 @@ import {
 	deliver,
 	parseAnswer,
 	sharedProcessedDataTable,
-	triggerOutputOf,
 	type Delivery,
 	type FlowDatabase,
 	type FlowOptions,
@@ -94,23 +93,29 @@ describe('Contact Center Trigger v2: write back deliveries through n8n-core (web
 		expect(processedKeys()).toEqual(['k1']);
 	});
 
-	it('answers a redelivery of a key whose run succeeded with 200 "duplicate", and runs nothing after the trigger', async () => {
+	it('answers a redelivery of a key whose run succeeded with 200 "duplicate" in the same shape, without a run', async () => {
 		await deliver(flow, signed(writeBack('k1')));
 		const again = await deliver(flow, signed(writeBack('k1')));
 		expect(again.status).toBe(200);
+		expect(again.headers['content-type']).toBe('application/json; charset=utf-8');
 		expect(parseAnswer(again)).toEqual(answerOf('duplicate', 'k1'));
-		expect(triggerOutputOf(database, again.executionId!)).toEqual([]);
+		expect(again.executionId).toBeUndefined();
 		expect(processedKeys()).toEqual(['k1']);
 	});
 
-	it('keeps its record in the database only: static data names the fingerprint and the run that took it', async () => {
-		const first = await deliver(flow, signed(writeBack('k1')));
+	it('keeps its record in the database only: the saved static data names the fingerprint, not the key', async () => {
+		await deliver(flow, signed(writeBack('k1')));
 		const ledger = (database.staticData['node:Contact Center Trigger'] as IDataObject)[
 			WRITE_BACK_LEDGER_KEY
 		] as IDataObject;
 		expect(Object.keys(ledger)).toEqual([fingerprintOf('k1')]);
-		expect(String(ledger[fingerprintOf('k1')])).toMatch(new RegExp(`:${first.executionId}$`));
+		expect(ledger[fingerprintOf('k1')]).toMatch(/^[0-9a-z]+$/);
 		expect(JSON.stringify(database.staticData)).not.toContain('k1');
+	});
+
+	it('records nothing for a run that failed', async () => {
+		await deliver(flow, signed(writeBack('k1', { failThisRun: true })));
+		expect(JSON.stringify(database.staticData)).not.toContain(fingerprintOf('k1'));
 	});
 
 	it('leaves a failed run to n8n (500) and runs the redelivery again, so nothing is lost', async () => {
@@ -188,13 +193,42 @@ describe('Contact Center Trigger v2: write back deliveries through n8n-core (web
 		expect(parseAnswer(again)).toEqual(answerOf('duplicate', 'k1'));
 	});
 
-	it('runs a redelivery again when n8n kept no record of the earlier run (pruned or not saved)', async () => {
-		const first = await deliver(flow, signed(writeBack('k1')));
-		database.executions.delete(first.executionId!);
-		sharedProcessedDataTable().clear();
-		const again = await deliver(flow, signed(writeBack('k1')));
-		expect(parseAnswer(again)).toEqual(answerOf('processed', 'k1'));
-		expect(processedKeys()).toEqual(['k1', 'k1']);
+	it("in queue mode never saves the worker's empty static data over the workflow's", async () => {
+		database.staticData = { 'node:Other node': { cursor: 42 } };
+		const queue = { ...flow, queueMode: true };
+		expect(parseAnswer(await deliver(queue, signed(writeBack('k1'))))).toEqual(
+			answerOf('processed', 'k1'),
+		);
+		expect(parseAnswer(await deliver(queue, signed(writeBack('k2'))))).toEqual(
+			answerOf('processed', 'k2'),
+		);
+		expect(database.staticData['node:Other node']).toEqual({ cursor: 42 });
+		expect(parseAnswer(await deliver(queue, signed(writeBack('k1'))))).toEqual(
+			answerOf('duplicate', 'k1'),
+		);
+		expect(processedKeys()).toEqual(['k1', 'k2']);
+	});
+
+	it('a claim whose write another process overwrote backs off with 409, so only one of them runs', async () => {
+		const table = sharedProcessedDataTable();
+		const record = table.checkProcessedAndRecord.bind(table);
+		// Another n8n process read the row before this claim and writes it back after it.
+		const spy = jest
+			.spyOn(table, 'checkProcessedAndRecord')
+			.mockImplementationOnce(async (items, scope, context, options) => {
+				const [rowKey] = [...table.rows.keys()].filter((k) =>
+					k.startsWith(`${context.workflow.id}|`),
+				);
+				const before = rowKey === undefined ? undefined : [...(table.rows.get(rowKey) ?? [])];
+				const result = await record(items, scope, context, options);
+				const key = [...table.rows.keys()].find((k) => k.startsWith(`${context.workflow.id}|`))!;
+				table.rows.set(key, before ?? []);
+				return result;
+			});
+		const result = await deliver(flow, signed(writeBack('k1')));
+		expect(spy).toHaveBeenCalled();
+		expect(result.status).toBe(409);
+		expect(processedKeys()).toEqual([]);
 	});
 
 	it('answers an unselected type 200 "ignored" in the same shape, without a run', async () => {

@@ -4,8 +4,9 @@ import {
 	CLAIM_WINDOW_MS,
 	claimItems,
 	outcomeOfRun,
-	readLedgerEntry,
-	recordLedgerEntry,
+	claimToken,
+	recordProcessed,
+	wasProcessed,
 	WRITE_BACK_LEDGER_KEY,
 	writeBackAnswer,
 } from '../../nodes/ContactCenterTrigger/helpers/writeBackLedger';
@@ -14,29 +15,31 @@ const HOUR = 60 * 60 * 1000;
 const now = Date.UTC(2026, 10, 23, 12, 0, 0);
 
 describe('write back ledger (static data)', () => {
-	it('records the run that took a delivery and reads it back', () => {
+	it('records a processed delivery and recognises it within the retention', () => {
 		const staticData: IDataObject = {};
-		recordLedgerEntry(staticData, 'fp1', '42', now);
-		expect(readLedgerEntry(staticData, 'fp1')).toEqual({ executionId: '42', minute: now / 60000 });
-		expect(readLedgerEntry(staticData, 'other')).toBeUndefined();
+		recordProcessed(staticData, 'fp1', now);
+		expect(wasProcessed(staticData, 'fp1', now + 71 * HOUR)).toBe(true);
+		expect(wasProcessed(staticData, 'fp1', now + 73 * HOUR)).toBe(false);
+		expect(wasProcessed(staticData, 'other', now)).toBe(false);
 	});
 
-	it('replaces the entry of a redelivered key with the newer run', () => {
+	it('stores the minute of the last answer in base 36 under the fingerprint', () => {
 		const staticData: IDataObject = {};
-		recordLedgerEntry(staticData, 'fp1', '1', now);
-		recordLedgerEntry(staticData, 'fp1', '7', now + HOUR);
-		expect(readLedgerEntry(staticData, 'fp1')?.executionId).toBe('7');
-		expect(Object.keys(staticData[WRITE_BACK_LEDGER_KEY] as IDataObject)).toEqual(['fp1']);
+		recordProcessed(staticData, 'fp1', now);
+		recordProcessed(staticData, 'fp1', now + HOUR);
+		expect(staticData[WRITE_BACK_LEDGER_KEY]).toEqual({
+			fp1: Math.floor((now + HOUR) / 60000).toString(36),
+		});
 	});
 
 	it('forgets entries past the retention and keeps at most maxEntries, dropping the oldest', () => {
 		const staticData: IDataObject = {};
 		const limits = { retentionMs: 72 * HOUR, maxEntries: 3 };
-		recordLedgerEntry(staticData, 'old', '1', now - 73 * HOUR, limits);
-		recordLedgerEntry(staticData, 'a', '2', now - 3 * HOUR, limits);
-		recordLedgerEntry(staticData, 'b', '3', now - 2 * HOUR, limits);
-		recordLedgerEntry(staticData, 'c', '4', now - HOUR, limits);
-		recordLedgerEntry(staticData, 'd', '5', now, limits);
+		recordProcessed(staticData, 'old', now - 73 * HOUR, limits);
+		recordProcessed(staticData, 'a', now - 3 * HOUR, limits);
+		recordProcessed(staticData, 'b', now - 2 * HOUR, limits);
+		recordProcessed(staticData, 'c', now - HOUR, limits);
+		recordProcessed(staticData, 'd', now, limits);
 		expect(Object.keys(staticData[WRITE_BACK_LEDGER_KEY] as IDataObject).sort()).toEqual([
 			'b',
 			'c',
@@ -45,12 +48,14 @@ describe('write back ledger (static data)', () => {
 	});
 
 	it('never fails on unreadable saved data: a broken ledger or entry counts as none', () => {
-		expect(readLedgerEntry({ [WRITE_BACK_LEDGER_KEY]: 'garbage' }, 'fp')).toBeUndefined();
-		expect(readLedgerEntry({ [WRITE_BACK_LEDGER_KEY]: { fp: 12 } }, 'fp')).toBeUndefined();
-		expect(readLedgerEntry({ [WRITE_BACK_LEDGER_KEY]: { fp: 'no colon' } }, 'fp')).toBeUndefined();
+		expect(wasProcessed({ [WRITE_BACK_LEDGER_KEY]: 'garbage' }, 'fp', now)).toBe(false);
+		expect(wasProcessed({ [WRITE_BACK_LEDGER_KEY]: { fp: 12 } }, 'fp', now)).toBe(false);
+		expect(wasProcessed({ [WRITE_BACK_LEDGER_KEY]: { fp: 'not base 36!' } }, 'fp', now)).toBe(
+			false,
+		);
 		const broken: IDataObject = { [WRITE_BACK_LEDGER_KEY]: ['x'] };
-		recordLedgerEntry(broken, 'fp', '9', now);
-		expect(readLedgerEntry(broken, 'fp')?.executionId).toBe('9');
+		recordProcessed(broken, 'fp', now);
+		expect(wasProcessed(broken, 'fp', now)).toBe(true);
 	});
 });
 
@@ -93,10 +98,10 @@ describe('outcome of a saved run', () => {
 });
 
 describe('claims and answers', () => {
-	it('claims the current and the previous window, per previous run', () => {
+	it('claims the current and the previous window, with a token of the claiming run', () => {
 		const window = Math.floor(now / CLAIM_WINDOW_MS);
-		expect(claimItems('fp', now)).toEqual([`fp@${window}#`, `fp@${window - 1}#`]);
-		expect(claimItems('fp', now, '17')).toEqual([`fp@${window}#17`, `fp@${window - 1}#17`]);
+		expect(claimItems('fp', now)).toEqual([`fp@${window}`, `fp@${window - 1}`]);
+		expect(claimToken('fp', '17')).toBe('fp!17');
 		// Deliveries on either side of a window boundary share a claim item.
 		const boundary = (window + 1) * CLAIM_WINDOW_MS;
 		const before = claimItems('fp', boundary - 1);

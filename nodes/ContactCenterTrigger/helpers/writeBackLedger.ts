@@ -1,15 +1,15 @@
 import type { IDataObject, IRunExecutionData } from 'n8n-workflow';
 
 /**
- * The durable record of write back deliveries (trigger version 2), kept in the trigger node's
- * workflow static data, which n8n stores with the workflow in its database and saves at the end
- * of every run, failed or not, in whichever process ran it:
+ * The durable record of processed write back deliveries (trigger version 2), kept in the trigger
+ * node's workflow static data, which n8n stores with the workflow in its database:
  *
- *   fingerprint of the idempotency key -> "<minute of the last delivery, base 36>:<execution id>"
+ *   fingerprint of the idempotency key -> minute (base 36) the delivery was last answered 2xx
  *
- * The execution is the run that last took the delivery on. Whether that run succeeded is read
- * from n8n's saved execution, never assumed: a run that failed, or whose worker died, leaves no
- * success behind, so its redelivery runs again and nothing is lost.
+ * Only the n8n process that received the call writes it, when the run's 2xx answer goes out; n8n
+ * saves the static data of a webhook call right after its answer (live-webhooks' response
+ * callback). The run never writes it: a queue-mode worker starts new executions with empty static
+ * data, and saving that would wipe the workflow's.
  */
 export const WRITE_BACK_LEDGER_KEY = 'writeBackLedger';
 
@@ -26,69 +26,53 @@ export const DEFAULT_LEDGER_LIMITS: LedgerLimits = {
 	maxEntries: 10000,
 };
 
-export interface LedgerEntry {
-	executionId: string;
-	/** Minutes since the epoch of the last delivery. */
-	minute: number;
-}
-
 const MINUTE_MS = 60_000;
-const ENTRY_PATTERN = /^([0-9a-z]{1,9}):(.+)$/;
+const MINUTE_PATTERN = /^[0-9a-z]{1,9}$/;
 
-function ledgerOf(staticData: IDataObject): IDataObject {
-	const ledger = staticData[WRITE_BACK_LEDGER_KEY];
-	if (ledger !== null && typeof ledger === 'object' && !Array.isArray(ledger)) {
-		return ledger as IDataObject;
-	}
-	const fresh: IDataObject = {};
-	staticData[WRITE_BACK_LEDGER_KEY] = fresh;
-	return fresh;
-}
-
-function parseEntry(value: unknown): LedgerEntry | undefined {
-	if (typeof value !== 'string') return undefined;
-	const match = ENTRY_PATTERN.exec(value);
-	if (match === null) return undefined;
-	return { minute: parseInt(match[1], 36), executionId: match[2] };
-}
-
-/** The last run that took on the delivery with this fingerprint; unreadable entries count as none. */
-export function readLedgerEntry(
-	staticData: IDataObject,
-	fingerprint: string,
-): LedgerEntry | undefined {
+function ledgerEntries(staticData: IDataObject): IDataObject | undefined {
 	const ledger = staticData[WRITE_BACK_LEDGER_KEY];
 	if (ledger === null || typeof ledger !== 'object' || Array.isArray(ledger)) return undefined;
-	return parseEntry((ledger as IDataObject)[fingerprint]);
+	return ledger as IDataObject;
+}
+
+function minuteOf(value: unknown): number | undefined {
+	return typeof value === 'string' && MINUTE_PATTERN.test(value) ? parseInt(value, 36) : undefined;
+}
+
+/** Whether a delivery with this fingerprint was answered 2xx within the retention. */
+export function wasProcessed(
+	staticData: IDataObject,
+	fingerprint: string,
+	now: number,
+	limits: LedgerLimits = DEFAULT_LEDGER_LIMITS,
+): boolean {
+	const minute = minuteOf(ledgerEntries(staticData)?.[fingerprint]);
+	return minute !== undefined && minute >= Math.floor((now - limits.retentionMs) / MINUTE_MS);
 }
 
 /**
- * Records that `executionId` took on the delivery, drops entries past the retention and, over the
- * cap, the oldest ones. Assigning to the static data marks it changed, so n8n saves it after the run.
+ * Records that the delivery was answered 2xx (again), drops entries past the retention and, over
+ * the cap, the oldest ones. Assigning to the static data marks it changed, so n8n saves it.
  */
-export function recordLedgerEntry(
+export function recordProcessed(
 	staticData: IDataObject,
 	fingerprint: string,
-	executionId: string,
 	now: number,
 	limits: LedgerLimits = DEFAULT_LEDGER_LIMITS,
 ): void {
-	const ledger = ledgerOf(staticData);
-	const minute = Math.floor(now / MINUTE_MS);
 	const oldestMinute = Math.floor((now - limits.retentionMs) / MINUTE_MS);
-	const kept: Array<[string, LedgerEntry]> = [];
-	for (const [key, value] of Object.entries(ledger)) {
-		const entry = parseEntry(value);
-		if (key === fingerprint || entry === undefined || entry.minute < oldestMinute) continue;
-		kept.push([key, entry]);
+	const kept: Array<[string, number]> = [];
+	for (const [key, value] of Object.entries(ledgerEntries(staticData) ?? {})) {
+		const minute = minuteOf(value);
+		if (key === fingerprint || minute === undefined || minute < oldestMinute) continue;
+		kept.push([key, minute]);
 	}
-	kept.sort((a, b) => a[1].minute - b[1].minute);
-	const survivors = kept.slice(Math.max(0, kept.length - (limits.maxEntries - 1)));
+	kept.sort((a, b) => a[1] - b[1]);
 	const next: IDataObject = {};
-	for (const [key, entry] of survivors) {
-		next[key] = `${entry.minute.toString(36)}:${entry.executionId}`;
+	for (const [key, minute] of kept.slice(Math.max(0, kept.length - (limits.maxEntries - 1)))) {
+		next[key] = minute.toString(36);
 	}
-	next[fingerprint] = `${minute.toString(36)}:${executionId}`;
+	next[fingerprint] = Math.floor(now / MINUTE_MS).toString(36);
 	staticData[WRITE_BACK_LEDGER_KEY] = next;
 }
 
@@ -122,12 +106,16 @@ export const CLAIM_WINDOW_MS = 15 * 60 * 1000;
 
 /**
  * The processed-data items that claim a delivery: its fingerprint in the current and in the
- * previous claim window, so that two deliveries on either side of a window boundary still meet,
- * and the run the ledger last named for it, so that a redelivery after a failed run claims anew.
+ * previous claim window, so that two deliveries on either side of a window boundary still meet.
  */
-export function claimItems(fingerprint: string, now: number, previousExecutionId = ''): string[] {
+export function claimItems(fingerprint: string, now: number): string[] {
 	const window = Math.floor(now / CLAIM_WINDOW_MS);
-	return [window, window - 1].map((w) => `${fingerprint}@${w}#${previousExecutionId}`);
+	return [`${fingerprint}@${window}`, `${fingerprint}@${window - 1}`];
+}
+
+/** The item only this run records with its claim, to see afterwards whether its write survived. */
+export function claimToken(fingerprint: string, executionId: string): string {
+	return `${fingerprint}!${executionId}`;
 }
 
 export type WriteBackStatus = 'processed' | 'duplicate' | 'inProgress' | 'ignored';

@@ -1,16 +1,16 @@
-import type {
-	IExecuteFunctions,
-	IExecuteResponsePromiseData,
-	INodeExecutionData,
+import {
+	sleep,
+	type IExecuteFunctions,
+	type IExecuteResponsePromiseData,
+	type INodeExecutionData,
 } from 'n8n-workflow';
 
 import { fingerprintOf, idempotencyKeyOf } from '../helpers/dedup';
 import { LOOKUP_ANSWERED_FLAG, buildLookupHttpResponse } from '../helpers/lookupResponse';
 import {
 	claimItems,
+	claimToken,
 	outcomeOfRun,
-	readLedgerEntry,
-	recordLedgerEntry,
 	writeBackAnswer,
 	type RunOutcome,
 	type WriteBackStatus,
@@ -94,6 +94,14 @@ function whenRunEnds(
 type ClaimResult = 'claimed' | 'busy' | 'unavailable';
 
 /**
+ * How long a claim waits before it checks that its own write survived. n8n's processed_data
+ * helpers read a row, change it and write it back without a lock, so of two processes claiming
+ * at the same moment the one that writes last removes the other's claim; this is longer than
+ * such a read-change-write takes.
+ */
+const CLAIM_SETTLE_MS = 250;
+
+/**
  * Claims the delivery in n8n's processed_data table, shared by every n8n process: a duplicate
  * that arrives while the first delivery runs finds the claim and is answered "in progress".
  */
@@ -101,25 +109,35 @@ async function claimDelivery(
 	context: IExecuteFunctions,
 	fingerprint: string,
 	now: number,
-	previousExecutionId: string | undefined,
-): Promise<ClaimResult> {
-	if (typeof context.helpers.checkProcessedAndRecord !== 'function') return 'unavailable';
-	const items = claimItems(fingerprint, now, previousExecutionId);
+): Promise<{ result: ClaimResult; items: string[] }> {
+	const items = claimItems(fingerprint, now);
+	const { checkProcessedAndRecord } = context.helpers;
+	if (typeof checkProcessedAndRecord !== 'function') return { result: 'unavailable', items };
 	const options = { mode: 'entries' as const, maxEntries: MAX_CLAIM_ENTRIES };
-	let result;
-	try {
-		result = await context.helpers.checkProcessedAndRecord(items, 'node', options);
-	} catch {
-		// Two first claims of a node insert its processed_data row at once; one insert fails.
-		result = await context.helpers.checkProcessedAndRecord(items, 'node', options);
-	}
-	return result.processed.length > 0 ? 'busy' : 'claimed';
+	const record = async (values: string[]) => {
+		try {
+			return await checkProcessedAndRecord(values, 'node', options);
+		} catch {
+			// Two first claims of a node insert its processed_data row at once; one insert fails.
+			return await checkProcessedAndRecord(values, 'node', options);
+		}
+	};
+	const lockKey = `${context.getWorkflow().id ?? ''}:${context.getNode().id}`;
+	const token = claimToken(fingerprint, context.getExecutionId());
+	const first = await withNodeLock(lockKey, async () => await record([...items, token]));
+	if (first.processed.some((item) => items.includes(String(item))))
+		return { result: 'busy', items };
+	await sleep(CLAIM_SETTLE_MS);
+	const check = await withNodeLock(lockKey, async () => await record([token]));
+	// Our token is gone: another process wrote the row after us and may hold the claim.
+	return { result: check.processed.length === 1 ? 'claimed' : 'busy', items };
 }
 
 /**
- * The run phase of a write back (trigger version 2), as the first node of the run: decides from
- * n8n's database whether this delivery was already processed, and answers the service only
- * after the run succeeded ("afterSuccess") or at once ("immediately").
+ * The run phase of a write back (trigger version 2), as the first node of the run, in whichever
+ * process runs it: claims the delivery, and answers the service only after the run succeeded
+ * ("afterSuccess") or at once ("immediately"). Deliveries already processed were answered by the
+ * webhook call (webhookPhase.ts) and start no run.
  */
 export async function runWriteBack(
 	context: IExecuteFunctions,
@@ -128,41 +146,29 @@ export async function runWriteBack(
 	const key = items.length > 0 ? idempotencyKeyOf(items[0].json) : undefined;
 	const respond = context.getNodeParameter('respond', 0, 'afterSuccess') as string;
 
-	// The editor's test URL keeps no record, so that tests never mark production deliveries done.
+	let claimed: string[] = [];
 	if (key !== undefined && context.getMode() !== 'manual') {
-		const fingerprint = fingerprintOf(key);
-		const now = Date.now();
-		const staticData = context.getWorkflowStaticData('node');
-		const lockKey = `${context.getWorkflow().id ?? ''}:${context.getNode().id}`;
-		const seen = await withNodeLock(lockKey, async () => {
-			const previous = readLedgerEntry(staticData, fingerprint);
-			if (previous !== undefined) {
-				const outcome = await outcomeOfExecution(context, previous.executionId);
-				if (outcome === 'succeeded') {
-					recordLedgerEntry(staticData, fingerprint, previous.executionId, now);
-					return 'duplicate' as const;
-				}
-			}
-			const claim = await claimDelivery(context, fingerprint, now, previous?.executionId);
-			if (claim === 'busy') return 'inProgress' as const;
-			recordLedgerEntry(staticData, fingerprint, context.getExecutionId(), now);
-			return undefined;
-		});
-		if (seen !== undefined) {
-			await answerWriteBack(context, seen, key);
+		const claim = await claimDelivery(context, fingerprintOf(key), Date.now());
+		if (claim.result === 'busy') {
+			await answerWriteBack(context, 'inProgress', key);
 			return [[]];
 		}
+		if (claim.result === 'claimed') claimed = claim.items;
 	}
 
 	if (respond === 'immediately') {
 		await answerWriteBack(context, 'processed', key);
-	} else {
-		whenRunEnds(context, async (outcome) => {
-			// A failed run is answered 500 by n8n; unknown is left to n8n's own answer (200 after a
-			// successful run, 500 after a failed one).
-			if (outcome === 'succeeded') await answerWriteBack(context, 'processed', key);
-		});
+		return [items];
 	}
+	whenRunEnds(context, async (outcome) => {
+		// A failed run is answered 500 by n8n: release the claim so that the service's redelivery
+		// runs at once. Unknown is left to n8n's own answer (200 after a successful run, 500 after a
+		// failed one) and to the claim's window.
+		if (outcome === 'succeeded') await answerWriteBack(context, 'processed', key);
+		else if (outcome === 'failed' && claimed.length > 0) {
+			await context.helpers.removeProcessed(claimed, 'node', { mode: 'entries' });
+		}
+	});
 	return [items];
 }
 

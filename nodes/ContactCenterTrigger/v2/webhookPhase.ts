@@ -1,14 +1,28 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import { idempotencyKeyOf } from '../helpers/dedup';
+import { fingerprintOf, idempotencyKeyOf } from '../helpers/dedup';
 import { writeJsonResponse, type MinimalResponse } from '../helpers/request';
 import { KNOWN_WRITE_BACK_TYPES, simplifyWriteBack } from '../helpers/simplify';
-import { writeBackAnswer } from '../helpers/writeBackLedger';
+import { recordProcessed, wasProcessed, writeBackAnswer } from '../helpers/writeBackLedger';
 import { OTHER_WRITE_BACK_TYPES } from '../shared/description';
 
+/** The part of n8n's (express) response the trigger watches for the run's answer. */
+interface EndableResponse extends MinimalResponse {
+	statusCode: number;
+	end: (...args: unknown[]) => unknown;
+}
+
+function answer(context: IWebhookFunctions, status: 'ignored' | 'duplicate', key?: string) {
+	const { statusCode, body } = writeBackAnswer(status, key);
+	writeJsonResponse(context.getResponseObject() as unknown as MinimalResponse, statusCode, body);
+	return { noWebhookResponse: true };
+}
+
 /**
- * The webhook call of a write back (version 2): only the event type is decided here; whether the
- * delivery was processed before is decided in the run (runPhase.ts), from n8n's database.
+ * The webhook call of a write back (version 2), in the n8n process that received it: answers a
+ * delivery already processed from the ledger in static data, which n8n loads from its database
+ * for every call, without starting a run; starts a run for any other, and records the delivery
+ * in the ledger when the run's 2xx answer goes out through this process.
  */
 export function handleWriteBackV2(
 	context: IWebhookFunctions,
@@ -19,15 +33,31 @@ export function handleWriteBackV2(
 	const selected = KNOWN_WRITE_BACK_TYPES.includes(type)
 		? events.includes(type)
 		: events.includes(OTHER_WRITE_BACK_TYPES);
-	if (!selected) {
-		const answer = writeBackAnswer('ignored', idempotencyKeyOf(body));
-		writeJsonResponse(
-			context.getResponseObject() as unknown as MinimalResponse,
-			answer.statusCode,
-			answer.body,
-		);
-		return { noWebhookResponse: true };
+	const key = idempotencyKeyOf(body);
+	if (!selected) return answer(context, 'ignored', key);
+
+	// The editor's test URL keeps no record, so that tests never mark production deliveries done.
+	if (key !== undefined && context.getMode() !== 'manual') {
+		const fingerprint = fingerprintOf(key);
+		const staticData = context.getWorkflowStaticData('node');
+		if (wasProcessed(staticData, fingerprint, Date.now())) {
+			recordProcessed(staticData, fingerprint, Date.now());
+			return answer(context, 'duplicate', key);
+		}
+		// n8n saves this call's static data right after the answer is written (its response
+		// callback), and only changes made after the run started count: so the delivery is recorded
+		// as the answer leaves, when its status is known.
+		const res = context.getResponseObject() as unknown as EndableResponse;
+		const end = res.end;
+		res.end = function (this: unknown, ...args: unknown[]) {
+			res.end = end;
+			if (res.statusCode >= 200 && res.statusCode < 300) {
+				recordProcessed(staticData, fingerprint, Date.now());
+			}
+			return end.apply(this, args);
+		};
 	}
+
 	const simplify = context.getNodeParameter('simplify', false) as boolean;
 	return {
 		workflowData: [context.helpers.returnJsonArray(simplify ? simplifyWriteBack(body) : body)],
