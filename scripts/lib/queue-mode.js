@@ -188,6 +188,7 @@ async function startRedis({ redis, dir, log = defaultLog }) {
 	);
 	fs.closeSync(out);
 	const exited = new Promise((resolve) => child.on('exit', resolve));
+	fs.writeFileSync(path.join(dir, 'pid'), String(child.pid));
 	const started = Date.now();
 	for (;;) {
 		const ok = await new Promise((resolve) => {
@@ -280,10 +281,70 @@ async function startProcess(instance, { log = defaultLog, extraEnv } = {}) {
 	} finally {
 		instance.env = saved;
 	}
+	if (instance.server)
+		fs.writeFileSync(path.join(instance.userFolder, 'pid'), String(instance.server.child.pid));
 	const loadError = rt.packageLoadError(instance);
 	if (loadError)
 		throw new Error(`n8n ${instance.name} could not load ${rt.PACKAGE_NAME}:\n${loadError}`);
 	return instance;
+}
+
+/**
+ * Processes of a stack that outlived it (the test runner killed before its afterAll): each n8n
+ * process leaves `<userFolder>/pid`, Redis `redis/pid`, PostgreSQL `postgres.json`. Kills what is
+ * still alive and is still what it was (n8n or redis-server, checked in /proc), stops PostgreSQL.
+ */
+async function stopLeftovers(stateDir, { log = defaultLog } = {}) {
+	if (!fs.existsSync(stateDir)) return;
+	const pidFiles = fs
+		.readdirSync(stateDir)
+		.map((name) => path.join(stateDir, name, 'pid'))
+		.filter((file) => fs.existsSync(file));
+	for (const file of pidFiles) {
+		const pid = Number(fs.readFileSync(file, 'utf8').trim());
+		let cmdline = '';
+		try {
+			cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+		} catch {
+			continue; // gone
+		}
+		if (!/n8n|redis-server/.test(cmdline)) continue;
+		log(`stopping a leftover process ${pid} of ${stateDir}`);
+		try {
+			process.kill(-pid, 'SIGKILL');
+		} catch {
+			try {
+				process.kill(pid, 'SIGKILL');
+			} catch {
+				// gone meanwhile
+			}
+		}
+	}
+	const pgFile = path.join(stateDir, 'postgres.json');
+	if (fs.existsSync(pgFile)) {
+		const pg = JSON.parse(fs.readFileSync(pgFile, 'utf8'));
+		if (pg.data && fs.existsSync(path.join(pg.data, 'postmaster.pid'))) {
+			log(`stopping a leftover PostgreSQL in ${pg.dir}`);
+			await rt.run(
+				'runuser',
+				[
+					'-u',
+					'postgres',
+					'--',
+					path.join(pg.pgBin, 'pg_ctl'),
+					'-D',
+					pg.data,
+					'-m',
+					'immediate',
+					'-w',
+					'stop',
+				],
+				{ allowFail: true },
+			);
+		}
+		if (pg.dir && pg.dir.startsWith(os.tmpdir()))
+			fs.rmSync(pg.dir, { recursive: true, force: true });
+	}
 }
 
 /** SIGKILL to the process group of a running n8n process (the process and its task runner). */
@@ -389,6 +450,10 @@ async function startQueueStack(opts) {
 			startPostgres({ pgBin: services.pgBin, log }),
 			startRedis({ redis: services.redis, dir: path.join(stateDir, 'redis'), log }),
 		]);
+		fs.writeFileSync(
+			path.join(stateDir, 'postgres.json'),
+			JSON.stringify({ dir: stack.pg.dir, data: stack.pg.data, pgBin: stack.pg.pgBin }),
+		);
 
 		const simulatorModule = require(path.join(rt.REPO_ROOT, 'test', 'simulator'));
 		const secret = simulatorModule.DEFAULT_SIGNING_SECRET;
@@ -525,4 +590,5 @@ module.exports = {
 	registeredWebhooks,
 	waitForRoute,
 	startQueueStack,
+	stopLeftovers,
 };

@@ -6,21 +6,35 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const rt = require('../../scripts/lib/n8n-runtime');
+const qm = require('../../scripts/lib/queue-mode');
 const { postSigned } = require('./helpers');
 
 const RESULTS_FILE = path.join(rt.REPO_ROOT, 'bench', 'results', 'queue-mode.json');
 
+function isAlive(pid) {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch (error) {
+		return error.code === 'EPERM';
+	}
+}
+
 /**
- * A fresh state folder for this run under the git-ignored .n8n-local/ (the folders of earlier runs
- * are removed; this one stays for inspection: the log of every n8n process).
+ * A fresh state folder for this run under the git-ignored .n8n-local/. Folders of earlier runs
+ * whose test process is gone are removed, after stopping whatever of theirs still runs (a run
+ * killed before its afterAll); this run's folder stays for inspection (the log of every n8n process).
  */
-function queueStateDir() {
+async function queueStateDir({ log } = {}) {
 	const root = path.join(rt.REPO_ROOT, '.n8n-local');
 	const dir = path.join(root, `queue-e2e-${process.pid}`);
 	if (fs.existsSync(root))
-		for (const name of fs.readdirSync(root))
-			if (/^queue-e2e-\d+$/.test(name) && name !== path.basename(dir))
-				fs.rmSync(path.join(root, name), { recursive: true, force: true });
+		for (const name of fs.readdirSync(root)) {
+			const match = /^queue-e2e-(\d+)$/.exec(name);
+			if (!match || name === path.basename(dir) || isAlive(Number(match[1]))) continue;
+			await qm.stopLeftovers(path.join(root, name), { log });
+			fs.rmSync(path.join(root, name), { recursive: true, force: true });
+		}
 	fs.mkdirSync(dir, { recursive: true });
 	return dir;
 }

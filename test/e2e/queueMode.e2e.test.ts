@@ -16,7 +16,9 @@
  *   worker hang for a minute or two before n8n fails it. The workers here run with
  *   QUEUE_WORKER_LOCK_DURATION=20000, QUEUE_WORKER_LOCK_RENEW_TIME=4000 and
  *   QUEUE_WORKER_STALLED_INTERVAL=5000 (n8n's documented Bull settings), so the killed runs fail
- *   within about half a minute; the measured figure is reported.
+ *   sooner; the measured figure is reported. With n8n's defaults, measured once on this machine
+ *   (2026-11-23, 12 write backs sleeping 8 s, worker 1 killed with 3 in flight), the 4 killed runs
+ *   were answered 500 88 to 118 s after the SIGKILL.
  * - The service's retries. The service delivers a non-2xx write back again after 1, 2, 4, ... hours.
  *   A delivery whose run died stays claimed (answered 409) for the trigger's claim window of 15 to
  *   30 minutes. Instead of waiting, the crash test restarts the workers with their `Date.now()` 61
@@ -176,7 +178,12 @@ const tally = (answers: Answer[]) => {
 const executionsOf = async (workflowId: string, includeData = false): Promise<Json[]> =>
 	await rt.listExecutions(stack.main, { workflowId, includeData });
 
-/** Waits until no execution of the workflow is new, running or waiting (and at least `atLeast` exist). */
+/**
+ * Waits until no execution of the workflow is new, running or waiting, and at least `atLeast`
+ * exist. Called once every delivery was answered: a delivery that starts a run has its execution
+ * by the time it is answered (whether the trigger answers a duplicate from a run or before one is
+ * up to the trigger, so the suite does not count on either).
+ */
 async function settledExecutions(workflowId: string, atLeast = 0): Promise<Json[]> {
 	return await waitFor(
 		async () => {
@@ -247,7 +254,7 @@ function workerOf(executionId: string): string {
 }
 
 beforeAll(async () => {
-	const stateDir = queueStateDir();
+	const stateDir = await queueStateDir({ log: (line: string) => report(`[queue] ${line}`) });
 	const started = Date.now();
 	stack = await qm
 		.startQueueStack({
@@ -338,7 +345,7 @@ describe('queue mode: write backs', () => {
 			notes.push(
 				`Sequential redeliveries of processed keys: ${notDuplicate.length} of 20 were not answered 200 duplicate (${JSON.stringify(tally(notDuplicate))}): the worker that runs the redelivery sees an empty ledger (static data) and finds only the claim.`,
 			);
-		const executions = await settledExecutions(EXAMPLE_WRITE_BACK, 40);
+		const executions = await settledExecutions(EXAMPLE_WRITE_BACK, 20);
 		const perKey = downstreamRunsPerKey(executions, EXAMPLE_TRIGGER, EXAMPLE_SINK);
 		const counts = sequentialKeys.map((k) => perKey.get(k)?.length ?? 0);
 		figure('1. downstream runs per key (Store conversation ran)', countBy(counts.map(String)));
@@ -363,58 +370,66 @@ describe('queue mode: write backs', () => {
 
 	const concurrentKeys = Array.from({ length: 10 }, (_, i) => `q2-${stamp}-${i}`);
 	let concurrent: Answer[] = [];
-	knownBug(
-		'2. ten keys delivered six times at the same moment over both webhook processes: one processed and one downstream run per key',
-		async () => {
-			const hooks = urls(EXAMPLE_WRITE_BACK);
-			const before = (await executionsOf(EXAMPLE_WRITE_BACK)).length;
-			concurrent = await Promise.all(
-				concurrentKeys.flatMap((key) =>
-					Array.from({ length: 6 }, (_, j) =>
-						deliver(hooks[j % 2], key, writeBack(key, `conv-${key}`), j % 2),
-					),
+	let concurrentRuns: number[] = [];
+	test('2. ten keys delivered six times at the same moment over both webhook processes: every answer is processed, in progress or duplicate, and every key ran', async () => {
+		const hooks = urls(EXAMPLE_WRITE_BACK);
+		const before = (await executionsOf(EXAMPLE_WRITE_BACK)).length;
+		concurrent = await Promise.all(
+			concurrentKeys.flatMap((key) =>
+				Array.from({ length: 6 }, (_, j) =>
+					deliver(hooks[j % 2], key, writeBack(key, `conv-${key}`), j % 2),
+				),
+			),
+		);
+		figure('2. concurrent deliveries (10 keys x 6)', tally(concurrent));
+		const perKeyAnswers = concurrentKeys.map((key) => {
+			const mine = concurrent.filter((a) => a.key === key);
+			return {
+				key,
+				processed: mine.filter((a) => a.status === 200 && a.state === 'processed').length,
+				other: mine
+					.filter((a) => !(a.status === 200 && a.state === 'processed'))
+					.map((a) => `${a.status} ${a.state}`)
+					.filter((s) => s !== '409 inProgress' && s !== '200 duplicate'),
+			};
+		});
+		const executions = await settledExecutions(EXAMPLE_WRITE_BACK, before + 10);
+		const perKey = downstreamRunsPerKey(executions, EXAMPLE_TRIGGER, EXAMPLE_SINK);
+		const runs = concurrentKeys.map((k) => perKey.get(k)?.length ?? 0);
+		figure('2. downstream runs per key', countBy(runs.map(String)));
+		// The trigger claims a key with 2 entries of one processed_data row per node; 30 keys
+		// (tests 1 and 2) were claimed, so 60 entries are there unless claims overwrote each other.
+		figure(
+			'2. claim entries in processed_data for the 30 keys of tests 1 and 2 (60 if none lost)',
+			await claimEntries(EXAMPLE_WRITE_BACK),
+		);
+		const doubles = concurrentKeys.filter((k) => (perKey.get(k)?.length ?? 0) > 1);
+		if (doubles.length > 0)
+			figure(
+				'2. keys whose downstream node ran more than once (execution: worker)',
+				Object.fromEntries(
+					doubles.map((k) => [k, perKey.get(k)!.map((id) => `${id}: ${workerOf(id)}`)]),
 				),
 			);
-			figure('2. concurrent deliveries (10 keys x 6)', tally(concurrent));
-			const perKeyAnswers = concurrentKeys.map((key) => {
-				const mine = concurrent.filter((a) => a.key === key);
-				return {
-					key,
-					processed: mine.filter((a) => a.status === 200 && a.state === 'processed').length,
-					other: mine
-						.filter((a) => !(a.status === 200 && a.state === 'processed'))
-						.map((a) => `${a.status} ${a.state}`)
-						.filter((s) => s !== '409 inProgress' && s !== '200 duplicate'),
-				};
-			});
-			const executions = await settledExecutions(EXAMPLE_WRITE_BACK, before + 60);
-			const perKey = downstreamRunsPerKey(executions, EXAMPLE_TRIGGER, EXAMPLE_SINK);
-			const runs = concurrentKeys.map((k) => perKey.get(k)?.length ?? 0);
-			figure('2. downstream runs per key', countBy(runs.map(String)));
-			// The trigger claims a key with 2 entries of one processed_data row per node; 30 keys
-			// (tests 1 and 2) were claimed, so 60 entries are there unless claims overwrote each other.
-			figure(
-				'2. claim entries in processed_data for the 30 keys of tests 1 and 2 (60 if none lost)',
-				await claimEntries(EXAMPLE_WRITE_BACK),
+		if (doubles.length > 0)
+			notes.push(
+				`Concurrent deliveries (10 keys x 6 over both webhook processes): ${doubles.length} of 10 keys ran the downstream node more than once (${runs.reduce((a, b) => a + b, 0)} runs for 10 keys); claims in processed_data are not atomic across workers.`,
 			);
-			const doubles = concurrentKeys.filter((k) => (perKey.get(k)?.length ?? 0) > 1);
-			if (doubles.length > 0)
-				figure(
-					'2. keys whose downstream node ran more than once (execution: worker)',
-					Object.fromEntries(
-						doubles.map((k) => [k, perKey.get(k)!.map((id) => `${id}: ${workerOf(id)}`)]),
-					),
-				);
-			if (doubles.length > 0)
-				notes.push(
-					`Concurrent deliveries (10 keys x 6 over both webhook processes): ${doubles.length} of 10 keys ran the downstream node more than once (${runs.reduce((a, b) => a + b, 0)} runs for 10 keys); claims in processed_data are not atomic across workers.`,
-				);
-			expect(perKeyAnswers).toEqual(
-				concurrentKeys.map((key) => ({ key, processed: 1, other: [] })),
-			);
-			expect(runs).toEqual(concurrentKeys.map(() => 1));
-		},
-	);
+		concurrentAnswers = perKeyAnswers;
+		concurrentRuns = runs;
+		expect(perKeyAnswers.filter((a) => a.processed === 0 || a.other.length > 0)).toEqual([]);
+		expect(runs.filter((n) => n === 0)).toEqual([]);
+	});
+
+	// A race: in the runs so far 2 to 5 of the 10 keys ran twice (or more). Should a run happen
+	// without the race, this reports "passed unexpectedly": read the figures before flipping it.
+	let concurrentAnswers: Json[] = [];
+	knownBug('2. ... with exactly one 200 processed and one downstream run per key', () => {
+		expect({ answers: concurrentAnswers, runs: concurrentRuns }).toEqual({
+			answers: concurrentKeys.map((key) => ({ key, processed: 1, other: [] })),
+			runs: concurrentKeys.map(() => 1),
+		});
+	});
 
 	knownBug('2. one more redelivery per key afterwards is answered 200 duplicate', async () => {
 		const hooks = urls(EXAMPLE_WRITE_BACK);
@@ -547,7 +562,7 @@ describe('queue mode: write backs', () => {
 			for (const [i, key] of keys.entries())
 				answers.push(await deliver(hooks[i % 2], key, writeBack(key, `conv-${key}`), i % 2));
 			figure('3b. redeliveries an hour later of 5 keys processed in test 2', tally(answers));
-			const after = await settledExecutions(EXAMPLE_WRITE_BACK, before.length + keys.length);
+			const after = await settledExecutions(EXAMPLE_WRITE_BACK, before.length);
 			const runsAfter = downstreamRunsPerKey(after, EXAMPLE_TRIGGER, EXAMPLE_SINK);
 			const newRuns = keys.map(
 				(k) => (runsAfter.get(k)?.length ?? 0) - (runsBefore.get(k)?.length ?? 0),
@@ -574,7 +589,7 @@ describe('queue mode: write backs', () => {
 		for (const [i, key] of sequentialKeys.entries())
 			again.push(await deliver(hooks[i % 2], key, writeBack(key, `conv-${key}`), i % 2));
 		figure('4. redeliveries of the 20 keys of test 1 after the restart', tally(again));
-		const executions = await settledExecutions(EXAMPLE_WRITE_BACK, before + 20);
+		const executions = await settledExecutions(EXAMPLE_WRITE_BACK, before);
 		const perKey = downstreamRunsPerKey(executions, EXAMPLE_TRIGGER, EXAMPLE_SINK);
 		const counts = sequentialKeys.map((k) => perKey.get(k)?.length ?? 0);
 		figure('4. downstream runs per key of test 1 in all', countBy(counts.map(String)));
