@@ -426,11 +426,22 @@ describe('trigger endpoints with signed requests (undici)', () => {
 			answers.push({ status: res.status, type: res.headers['content-type'], body: res.json });
 		}
 		const json = 'application/json; charset=utf-8';
-		expect(answers).toEqual([
-			{ status: 200, type: json, body: writeBackAnswer('processed', key) },
-			{ status: 200, type: json, body: writeBackAnswer('duplicate', key) },
-			{ status: 200, type: json, body: writeBackAnswer('duplicate', key) },
-		]);
+		expect(answers[0]).toEqual({
+			status: 200,
+			type: json,
+			body: writeBackAnswer('processed', key),
+		});
+		// Sent the moment the answer arrived, a redelivery can be ahead of n8n's save of the record
+		// (a few milliseconds): it then finds the claim of the first delivery instead. Either way
+		// it does not run the workflow again.
+		for (const answer of answers.slice(1)) {
+			expect([
+				{ status: 200, type: json, body: writeBackAnswer('duplicate', key) },
+				{ status: 409, type: json, body: writeBackAnswer('inProgress', key) },
+			]).toContainEqual(answer);
+		}
+		await rt.sleep(1000);
+		await redeliverExpectingDuplicate(key);
 		// A different event after the three: once its run is listed, any run of the duplicates would be too.
 		const sentinel = `wb-${Date.now()}-b`;
 		const res = await postSigned(webhook('writeBack'), writeBack(sentinel, 'conv-b'), {
