@@ -327,10 +327,13 @@ async function executeWorkflow(instance, id) {
 	});
 	const lines = result.stdout.split('\n');
 	const first = lines.findIndex((line) => line.startsWith('{'));
+	// n8n may log a line after the run's JSON (e.g. 'Registered runner "JS Task Runner"'), so the
+	// JSON ends at the last line that closes its top-level object.
+	const last = lines.findLastIndex((line) => line === '}');
 	let runResult = null;
-	if (first >= 0) {
+	if (first >= 0 && last > first) {
 		try {
-			runResult = JSON.parse(lines.slice(first).join('\n'));
+			runResult = JSON.parse(lines.slice(first, last + 1).join('\n'));
 		} catch {
 			runResult = null;
 		}
