@@ -97,6 +97,8 @@ export interface CredentialStoreOptions {
  * same defaults, expression resolution, `authenticate`/`preAuthentication` behaviour and
  * persistence of OAuth token data, with a Map instead of the database.
  */
+let credentialCount = 0;
+
 export class CredentialStore extends ICredentialsHelper {
 	private readonly credentialsByType = new Map<string, StoredCredential>();
 
@@ -128,10 +130,13 @@ export class CredentialStore extends ICredentialsHelper {
 		return stored && deepCopy(stored.data);
 	}
 
-	/** Replaces the stored data of a credential type (adding it if new). */
+	/**
+	 * Replaces the stored data of a credential type (adding it if new). Each store holds its own
+	 * credentials, with ids of their own, as two credentials in n8n have.
+	 */
 	set(type: string, data: ICredentialDataDecryptedObject): void {
 		this.credentialsByType.set(type, {
-			id: `${type}-credential-id`,
+			id: this.credentialsByType.get(type)?.id ?? `${type}-credential-${++credentialCount}`,
 			name: `${type} credential`,
 			data: deepCopy(data),
 		});

@@ -107,10 +107,20 @@ describe('Contact Center Trigger v2: write back deliveries through n8n-core (web
 		await deliver(flow, signed(writeBack('k1')));
 		const ledger = (database.staticData['node:Contact Center Trigger'] as IDataObject)[
 			WRITE_BACK_LEDGER_KEY
-		] as IDataObject;
-		expect(Object.keys(ledger)).toEqual([fingerprintOf('k1')]);
-		expect(ledger[fingerprintOf('k1')]).toMatch(/^[0-9a-z]+$/);
+		];
+		expect(ledger).toMatch(new RegExp(`^${fingerprintOf('k1')}[0-9a-z]{5}$`));
 		expect(JSON.stringify(database.staticData)).not.toContain('k1');
+	});
+
+	it('keeps the records of deliveries answered at overlapping times in one process', async () => {
+		const keys = ['o1', 'o2', 'o3', 'o4'];
+		await Promise.all(keys.map(async (key) => await deliver(flow, signed(writeBack(key)))));
+		for (const key of keys) {
+			expect(parseAnswer(await deliver(flow, signed(writeBack(key))))).toEqual(
+				answerOf('duplicate', key),
+			);
+		}
+		expect(processedKeys().sort()).toEqual(keys);
 	});
 
 	it('records nothing for a run that failed', async () => {
@@ -380,4 +390,50 @@ describe('Contact Center Trigger: webhook description resolved without the expre
 			}
 		},
 	);
+});
+
+describe('Contact Center Trigger: signing key reuse', () => {
+	const OTHER_SECRET = 'a1'.repeat(32);
+	const signedWith = (secret: string, body: IDataObject): Delivery => {
+		const rawBody = Buffer.from(JSON.stringify(body));
+		return {
+			rawBody,
+			headers: {
+				'content-type': 'application/json',
+				'x-service-signature': signBody(secret, rawBody),
+			},
+		};
+	};
+
+	it('reads the credential once a minute, takes a new secret at once, and keeps accepting the replaced one for at most a minute', async () => {
+		const store = createCredentialStore(
+			{ contactCenterSigningSecretApi: { secret: DEFAULT_SIGNING_SECRET } },
+			{ credentialTypes: [new ContactCenterSigningSecretApi()] },
+		);
+		const reads = jest.spyOn(store, 'getDecrypted');
+		const notification = { ...flowFor({ endpoint: 'notification' }), credentials: store };
+		const start = Date.now();
+		const clock = jest.spyOn(Date, 'now').mockReturnValue(start);
+		const body = { eventType: 'DATA_IMPORT_ERROR', messages: [] };
+
+		for (let i = 0; i < 3; i++) {
+			expect((await deliver(notification, signedWith(DEFAULT_SIGNING_SECRET, body))).status).toBe(
+				200,
+			);
+		}
+		expect(reads).toHaveBeenCalledTimes(1);
+
+		store.set('contactCenterSigningSecretApi', { secret: OTHER_SECRET });
+		expect((await deliver(notification, signedWith(OTHER_SECRET, body))).status).toBe(200);
+		expect(reads).toHaveBeenCalledTimes(2);
+
+		store.set('contactCenterSigningSecretApi', { secret: DEFAULT_SIGNING_SECRET });
+		// Signed with the replaced secret, within the minute: still accepted.
+		expect((await deliver(notification, signedWith(OTHER_SECRET, body))).status).toBe(200);
+		clock.mockReturnValue(start + 61_000);
+		expect((await deliver(notification, signedWith(OTHER_SECRET, body))).status).toBe(401);
+		expect((await deliver(notification, signedWith(DEFAULT_SIGNING_SECRET, body))).status).toBe(
+			200,
+		);
+	});
 });

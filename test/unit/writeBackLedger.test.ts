@@ -5,6 +5,7 @@ import {
 	claimItems,
 	outcomeOfRun,
 	claimToken,
+	LEDGER_RECORD_LENGTH,
 	recordProcessed,
 	wasProcessed,
 	WRITE_BACK_LEDGER_KEY,
@@ -15,47 +16,73 @@ const HOUR = 60 * 60 * 1000;
 const now = Date.UTC(2026, 10, 23, 12, 0, 0);
 
 describe('write back ledger (static data)', () => {
+	const minute = (time: number) => Math.floor(time / 60000);
+	const fp = (n: number) => `fingerprint${n}`.slice(-12).padStart(12, 'x');
+
 	it('records a processed delivery and recognises it within the retention', () => {
 		const staticData: IDataObject = {};
-		recordProcessed(staticData, 'fp1', now);
-		expect(wasProcessed(staticData, 'fp1', now + 71 * HOUR)).toBe(true);
-		expect(wasProcessed(staticData, 'fp1', now + 73 * HOUR)).toBe(false);
-		expect(wasProcessed(staticData, 'other', now)).toBe(false);
+		recordProcessed(staticData, [[fp(1), minute(now)]], now);
+		expect(wasProcessed(staticData, fp(1), now + 71 * HOUR)).toBe(true);
+		expect(wasProcessed(staticData, fp(1), now + 73 * HOUR)).toBe(false);
+		expect(wasProcessed(staticData, fp(2), now)).toBe(false);
 	});
 
-	it('stores the minute of the last answer in base 36 under the fingerprint', () => {
+	it('saves one string of 17-character records, oldest first; a later answer moves a record to the end', () => {
 		const staticData: IDataObject = {};
-		recordProcessed(staticData, 'fp1', now);
-		recordProcessed(staticData, 'fp1', now + HOUR);
-		expect(staticData[WRITE_BACK_LEDGER_KEY]).toEqual({
-			fp1: Math.floor((now + HOUR) / 60000).toString(36),
-		});
+		recordProcessed(staticData, [[fp(1), minute(now)]], now);
+		recordProcessed(staticData, [[fp(2), minute(now + 1000)]], now);
+		recordProcessed(staticData, [[fp(1), minute(now + HOUR)]], now + HOUR);
+		const saved = staticData[WRITE_BACK_LEDGER_KEY] as string;
+		expect(saved).toHaveLength(2 * LEDGER_RECORD_LENGTH);
+		expect(saved).toBe(
+			`${fp(2)}${minute(now + 1000).toString(36)}${fp(1)}${minute(now + HOUR).toString(36)}`,
+		);
 	});
 
-	it('forgets entries past the retention and keeps at most maxEntries, dropping the oldest', () => {
+	it('matches a fingerprint only at a record boundary', () => {
+		const staticData: IDataObject = {};
+		recordProcessed(staticData, [[fp(1), minute(now)]], now);
+		const inside = (staticData[WRITE_BACK_LEDGER_KEY] as string).slice(5, 17);
+		expect(wasProcessed(staticData, inside, now)).toBe(false);
+	});
+
+	it('merges several records at once, the latest minute winning', () => {
+		const staticData: IDataObject = {};
+		recordProcessed(staticData, [[fp(1), minute(now)]], now);
+		recordProcessed(
+			staticData,
+			[
+				[fp(2), minute(now)],
+				[fp(1), minute(now - HOUR)],
+			],
+			now,
+		);
+		expect(staticData[WRITE_BACK_LEDGER_KEY]).toBe(
+			`${fp(1)}${minute(now).toString(36)}${fp(2)}${minute(now).toString(36)}`,
+		);
+	});
+
+	it('forgets records past the retention and keeps at most maxEntries, dropping the oldest', () => {
 		const staticData: IDataObject = {};
 		const limits = { retentionMs: 72 * HOUR, maxEntries: 3 };
-		recordProcessed(staticData, 'old', now - 73 * HOUR, limits);
-		recordProcessed(staticData, 'a', now - 3 * HOUR, limits);
-		recordProcessed(staticData, 'b', now - 2 * HOUR, limits);
-		recordProcessed(staticData, 'c', now - HOUR, limits);
-		recordProcessed(staticData, 'd', now, limits);
-		expect(Object.keys(staticData[WRITE_BACK_LEDGER_KEY] as IDataObject).sort()).toEqual([
-			'b',
-			'c',
-			'd',
+		const times = [now - 73 * HOUR, now - 3 * HOUR, now - 2 * HOUR, now - HOUR, now];
+		times.forEach((time, n) => recordProcessed(staticData, [[fp(n), minute(time)]], now, limits));
+		expect(times.map((_, n) => wasProcessed(staticData, fp(n), now, limits))).toEqual([
+			false,
+			false,
+			true,
+			true,
+			true,
 		]);
 	});
 
-	it('never fails on unreadable saved data: a broken ledger or entry counts as none', () => {
-		expect(wasProcessed({ [WRITE_BACK_LEDGER_KEY]: 'garbage' }, 'fp', now)).toBe(false);
-		expect(wasProcessed({ [WRITE_BACK_LEDGER_KEY]: { fp: 12 } }, 'fp', now)).toBe(false);
-		expect(wasProcessed({ [WRITE_BACK_LEDGER_KEY]: { fp: 'not base 36!' } }, 'fp', now)).toBe(
-			false,
-		);
-		const broken: IDataObject = { [WRITE_BACK_LEDGER_KEY]: ['x'] };
-		recordProcessed(broken, 'fp', now);
-		expect(wasProcessed(broken, 'fp', now)).toBe(true);
+	it('never fails on unreadable saved data: it counts as no record', () => {
+		for (const saved of ['garbage', 12, { a: 1 }, `${fp(1)}zzzz`]) {
+			const staticData: IDataObject = { [WRITE_BACK_LEDGER_KEY]: saved as never };
+			expect(wasProcessed(staticData, fp(1), now)).toBe(false);
+			recordProcessed(staticData, [[fp(1), minute(now)]], now);
+			expect(wasProcessed(staticData, fp(1), now)).toBe(true);
+		}
 	});
 });
 

@@ -2,9 +2,11 @@ import type { IDataObject, IRunExecutionData } from 'n8n-workflow';
 
 /**
  * The durable record of processed write back deliveries (trigger version 2), kept in the trigger
- * node's workflow static data, which n8n stores with the workflow in its database:
- *
- *   fingerprint of the idempotency key -> minute (base 36) the delivery was last answered 2xx
+ * node's workflow static data, which n8n stores with the workflow in its database: one string of
+ * fixed-width records, oldest first, each the fingerprint of an idempotency key (12 characters)
+ * and the minute the delivery was last answered 2xx (5 characters, base 36). n8n loads a
+ * workflow's static data for every webhook call and copies it into every execution it saves, so
+ * the record is kept small and cheap to load: a string, not an object of 10 000 properties.
  *
  * Only the n8n process that received the call writes it, when the run's 2xx answer goes out; n8n
  * saves the static data of a webhook call right after its answer (live-webhooks' response
@@ -14,7 +16,7 @@ import type { IDataObject, IRunExecutionData } from 'n8n-workflow';
 export const WRITE_BACK_LEDGER_KEY = 'writeBackLedger';
 
 export interface LedgerLimits {
-	/** How long a delivery is remembered after it was last seen. */
+	/** How long a delivery is remembered after it was last answered. */
 	retentionMs: number;
 	/** At most this many deliveries; the oldest are dropped first. */
 	maxEntries: number;
@@ -26,17 +28,34 @@ export const DEFAULT_LEDGER_LIMITS: LedgerLimits = {
 	maxEntries: 10000,
 };
 
+const FINGERPRINT_LENGTH = 12;
+const MINUTE_LENGTH = 5;
+export const LEDGER_RECORD_LENGTH = FINGERPRINT_LENGTH + MINUTE_LENGTH;
+const LEDGER_PATTERN = /^(?:[A-Za-z0-9_-]{12}[0-9a-z]{5})*$/;
 const MINUTE_MS = 60_000;
-const MINUTE_PATTERN = /^[0-9a-z]{1,9}$/;
 
-function ledgerEntries(staticData: IDataObject): IDataObject | undefined {
+/** A processed delivery: its fingerprint and the minute (since the epoch) of its last 2xx answer. */
+export type ProcessedRecord = [fingerprint: string, minute: number];
+
+export const minuteOf = (time: number) => Math.floor(time / MINUTE_MS);
+
+/** The saved records; unreadable saved data counts as none, so it can never fail a call. */
+function ledgerOf(staticData: IDataObject): string {
 	const ledger = staticData[WRITE_BACK_LEDGER_KEY];
-	if (ledger === null || typeof ledger !== 'object' || Array.isArray(ledger)) return undefined;
-	return ledger as IDataObject;
+	return typeof ledger === 'string' && LEDGER_PATTERN.test(ledger) ? ledger : '';
 }
 
-function minuteOf(value: unknown): number | undefined {
-	return typeof value === 'string' && MINUTE_PATTERN.test(value) ? parseInt(value, 36) : undefined;
+function recordsOf(ledger: string): Map<string, number> {
+	const records = new Map<string, number>();
+	for (let start = 0; start < ledger.length; start += LEDGER_RECORD_LENGTH) {
+		const fingerprint = ledger.slice(start, start + FINGERPRINT_LENGTH);
+		records.delete(fingerprint);
+		records.set(
+			fingerprint,
+			parseInt(ledger.slice(start + FINGERPRINT_LENGTH, start + LEDGER_RECORD_LENGTH), 36),
+		);
+	}
+	return records;
 }
 
 /** Whether a delivery with this fingerprint was answered 2xx within the retention. */
@@ -46,34 +65,39 @@ export function wasProcessed(
 	now: number,
 	limits: LedgerLimits = DEFAULT_LEDGER_LIMITS,
 ): boolean {
-	const minute = minuteOf(ledgerEntries(staticData)?.[fingerprint]);
-	return minute !== undefined && minute >= Math.floor((now - limits.retentionMs) / MINUTE_MS);
+	const ledger = ledgerOf(staticData);
+	const oldest = minuteOf(now - limits.retentionMs);
+	for (let at = ledger.indexOf(fingerprint); at !== -1; at = ledger.indexOf(fingerprint, at + 1)) {
+		if (at % LEDGER_RECORD_LENGTH !== 0) continue;
+		const minute = ledger.slice(at + FINGERPRINT_LENGTH, at + LEDGER_RECORD_LENGTH);
+		if (parseInt(minute, 36) >= oldest) return true;
+	}
+	return false;
 }
 
 /**
- * Records that the delivery was answered 2xx (again), drops entries past the retention and, over
- * the cap, the oldest ones. Assigning to the static data marks it changed, so n8n saves it.
+ * Records processed deliveries (a later answer moves a record to the end), drops records past the
+ * retention and, over the cap, the oldest ones. Assigning to the static data marks it changed, so
+ * n8n saves it.
  */
 export function recordProcessed(
 	staticData: IDataObject,
-	fingerprint: string,
+	processed: ProcessedRecord[],
 	now: number,
 	limits: LedgerLimits = DEFAULT_LEDGER_LIMITS,
 ): void {
-	const oldestMinute = Math.floor((now - limits.retentionMs) / MINUTE_MS);
-	const kept: Array<[string, number]> = [];
-	for (const [key, value] of Object.entries(ledgerEntries(staticData) ?? {})) {
-		const minute = minuteOf(value);
-		if (key === fingerprint || minute === undefined || minute < oldestMinute) continue;
-		kept.push([key, minute]);
+	const records = recordsOf(ledgerOf(staticData));
+	for (const [fingerprint, minute] of [...processed].sort((a, b) => a[1] - b[1])) {
+		if ((records.get(fingerprint) ?? -1) > minute) continue;
+		records.delete(fingerprint);
+		records.set(fingerprint, minute);
 	}
-	kept.sort((a, b) => a[1] - b[1]);
-	const next: IDataObject = {};
-	for (const [key, minute] of kept.slice(Math.max(0, kept.length - (limits.maxEntries - 1)))) {
-		next[key] = minute.toString(36);
-	}
-	next[fingerprint] = Math.floor(now / MINUTE_MS).toString(36);
-	staticData[WRITE_BACK_LEDGER_KEY] = next;
+	const oldest = minuteOf(now - limits.retentionMs);
+	const kept = [...records].filter(([, minute]) => minute >= oldest);
+	staticData[WRITE_BACK_LEDGER_KEY] = kept
+		.slice(Math.max(0, kept.length - limits.maxEntries))
+		.map(([fingerprint, minute]) => fingerprint + minute.toString(36).padStart(MINUTE_LENGTH, '0'))
+		.join('');
 }
 
 export type RunOutcome = 'succeeded' | 'failed' | 'unknown';

@@ -3,13 +3,45 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 import { fingerprintOf, idempotencyKeyOf } from '../helpers/dedup';
 import { writeJsonResponse, type MinimalResponse } from '../helpers/request';
 import { KNOWN_WRITE_BACK_TYPES, simplifyWriteBack } from '../helpers/simplify';
-import { recordProcessed, wasProcessed, writeBackAnswer } from '../helpers/writeBackLedger';
+import {
+	minuteOf,
+	recordProcessed,
+	wasProcessed,
+	writeBackAnswer,
+	type ProcessedRecord,
+} from '../helpers/writeBackLedger';
 import { OTHER_WRITE_BACK_TYPES } from '../shared/description';
 
 /** The part of n8n's (express) response the trigger watches for the run's answer. */
 interface EndableResponse extends MinimalResponse {
 	statusCode: number;
 	end: (...args: unknown[]) => unknown;
+}
+
+/** How long this process adds a delivery it answered to every record it saves. */
+const RECENT_MS = 15 * 60 * 1000;
+const MAX_RECENT = 2000;
+
+/**
+ * Deliveries this process answered 2xx lately, per trigger node. Not the record itself (that is
+ * in n8n's database): n8n saves a call's static data as loaded at the start of the call plus the
+ * call's own change, so of two calls answered at overlapping times the later save would drop the
+ * other's record; adding the recent ones to every save keeps them. Lost with the process, which
+ * only brings back that overlap.
+ */
+const recentlyProcessed = new Map<string, Map<string, number>>();
+
+function recentRecords(storeKey: string, processed: ProcessedRecord, now: number) {
+	const recent = recentlyProcessed.get(storeKey) ?? new Map<string, number>();
+	recentlyProcessed.set(storeKey, recent);
+	recent.delete(processed[0]);
+	recent.set(processed[0], processed[1]);
+	const oldest = minuteOf(now - RECENT_MS);
+	for (const [fingerprint, minute] of recent) {
+		if (minute >= oldest && recent.size <= MAX_RECENT) break;
+		recent.delete(fingerprint);
+	}
+	return [...recent];
 }
 
 function answer(context: IWebhookFunctions, status: 'ignored' | 'duplicate', key?: string) {
@@ -40,8 +72,13 @@ export function handleWriteBackV2(
 	if (key !== undefined && context.getMode() !== 'manual') {
 		const fingerprint = fingerprintOf(key);
 		const staticData = context.getWorkflowStaticData('node');
+		const storeKey = `${context.getWorkflow().id ?? ''}:${context.getNode().id}`;
+		const recordNow = () => {
+			const now = Date.now();
+			recordProcessed(staticData, recentRecords(storeKey, [fingerprint, minuteOf(now)], now), now);
+		};
 		if (wasProcessed(staticData, fingerprint, Date.now())) {
-			recordProcessed(staticData, fingerprint, Date.now());
+			recordNow();
 			return answer(context, 'duplicate', key);
 		}
 		// n8n saves this call's static data right after the answer is written (its response
@@ -51,9 +88,7 @@ export function handleWriteBackV2(
 		const end = res.end;
 		res.end = function (this: unknown, ...args: unknown[]) {
 			res.end = end;
-			if (res.statusCode >= 200 && res.statusCode < 300) {
-				recordProcessed(staticData, fingerprint, Date.now());
-			}
+			if (res.statusCode >= 200 && res.statusCode < 300) recordNow();
 			return end.apply(this, args);
 		};
 	}
