@@ -46,8 +46,9 @@ export class ContactCenterTrigger implements INodeType {
 		defaultVersion: 2,
 		subtitle:
 			'={{ {"lookup": "Lookup", "writeBack": "Write Back", "notification": "Notification"}[$parameter["endpoint"]] }}',
+		// n8n's nodes panel shows this text for the action node and its trigger together.
 		description:
-			"Answers the service's signed CRM calls: contact lookups, conversation write backs and error notifications",
+			'Start workflows from contact center CRM calls (lookups, conversation write backs, notifications); send SMS and WhatsApp messages and read metrics with the Contact Center node',
 		defaults: {
 			name: 'Contact Center Trigger',
 		},

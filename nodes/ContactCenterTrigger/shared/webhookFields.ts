@@ -12,7 +12,7 @@ type FieldFunction = (parameters: INodeParameters) => NodeParameterValueType | u
  * Webhook description fields computed from the node's parameters, as n8n's own Webhook node
  * declares them: an expression template for the editor plus a native resolver that n8n's backend
  * runs without the expression engine when the parameters are static. On an n8n whose
- * n8n-workflow predates these helpers (before 2.41) only the templates are given; n8n then
+ * n8n-workflow predates these helpers only the templates are given; n8n then
  * evaluates them, with the same result.
  *
  * Each function must be self-contained: its source becomes the template.

@@ -78,7 +78,7 @@ async function outcomeOfExecution(
 
 /**
  * Calls `handler` once the run has ended, with what n8n saved about it. Without n8n's
- * execution-finish hook (n8n before 2.x), the outcome stays unknown and n8n answers by itself.
+ * execution-finish hook (n8n before 2.33), the outcome stays unknown and n8n answers by itself.
  */
 function whenRunEnds(
 	context: IExecuteFunctions,
