@@ -441,7 +441,6 @@ describe('trigger endpoints with signed requests (undici)', () => {
 				{ status: 409, type: json, body: writeBackAnswer('inProgress', key) },
 			]).toContainEqual(answer);
 		}
-		await rt.sleep(1000);
 		await redeliverExpectingDuplicate(key);
 		// A different event after the three: once its run is listed, any run of the duplicates would be too.
 		const sentinel = `wb-${Date.now()}-b`;
@@ -496,15 +495,41 @@ describe('trigger endpoints with signed requests (undici)', () => {
 	}
 
 	/** Delivers the write back of `key` again and expects the answer for an already accepted key. */
-	async function redeliverExpectingDuplicate(key: string): Promise<void> {
-		const res = await postSigned(webhook('writeBack'), writeBack(key, `conv-${key}`), {
-			secret: secret('writeBack'),
-		});
-		expect({ key, status: res.status, body: res.json }).toEqual({
-			key,
-			status: 200,
-			body: writeBackAnswer('duplicate', key),
-		});
+	/**
+	 * Delivers the write back of `key` again until it is answered as a duplicate. A redelivery sent
+	 * right after the first answer can be ahead of n8n's save of the record and then finds the
+	 * first delivery's claim: 409 in progress, never a second run; anything else fails.
+	 */
+	async function redeliverExpectingDuplicate(
+		key: string,
+		url = webhook('writeBack'),
+		conversationId = `conv-${key}`,
+	): Promise<void> {
+		const answers: Json[] = [];
+		await waitFor(
+			async () => {
+				const res = await postSigned(url, writeBack(key, conversationId), {
+					secret: secret('writeBack'),
+				});
+				answers.push({ status: res.status, body: res.json });
+				const last = answers[answers.length - 1];
+				if (last.status === 409) {
+					expect(last.body).toEqual(writeBackAnswer('inProgress', key));
+					return false;
+				}
+				expect({ key, ...last }).toEqual({
+					key,
+					status: 200,
+					body: writeBackAnswer('duplicate', key),
+				});
+				return true;
+			},
+			{
+				what: `a duplicate answer for ${key} (answers so far: ${JSON.stringify(answers)})`,
+				timeoutMs: 15000,
+				intervalMs: 300,
+			},
+		);
 	}
 
 	test('write back: redeliveries of events processed one after another are all recognised, and the saved static data names every key', async () => {
@@ -562,11 +587,7 @@ describe('trigger endpoints with signed requests (undici)', () => {
 			status: 200,
 			body: writeBackAnswer('processed', key),
 		});
-		const late = await postSigned(url, writeBack(key, 'conv-ok'), { secret: secret('writeBack') });
-		expect({ status: late.status, body: late.json }).toEqual({
-			status: 200,
-			body: writeBackAnswer('duplicate', key),
-		});
+		await redeliverExpectingDuplicate(key, url, 'conv-ok');
 		const executions = await waitFor(
 			async () => {
 				const list = await executionsOf(FAILING_WRITE_BACK.id, true);
@@ -581,8 +602,9 @@ describe('trigger endpoints with signed requests (undici)', () => {
 				e.data?.resultData?.runData?.['Write to CRM']?.[0]?.error === undefined &&
 				e.data?.resultData?.runData?.['Write to CRM'] !== undefined,
 		);
-		// The duplicate was answered by the webhook call and started no run.
-		expect(executions.map((e: Json) => e.status).sort()).toEqual(['error', 'success']);
+		// A duplicate is answered by the webhook call and starts no run; a redelivery that found the
+		// claim (409) ran only the trigger.
+		expect(executions.filter((e: Json) => e.status === 'error')).toHaveLength(1);
 		expect(crmWrites).toHaveLength(1);
 	});
 
