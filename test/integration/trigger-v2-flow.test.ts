@@ -54,17 +54,20 @@ afterEach(() => {
 	jest.restoreAllMocks();
 });
 
-function signed(body: IDataObject, extra: Partial<Delivery> = {}): Delivery {
+function signedWith(secret: string, body: IDataObject, extra: Partial<Delivery> = {}): Delivery {
 	const rawBody = Buffer.from(JSON.stringify(body));
 	return {
 		rawBody,
 		headers: {
 			'content-type': 'application/json',
-			'x-service-signature': signBody(DEFAULT_SIGNING_SECRET, rawBody),
+			'x-service-signature': signBody(secret, rawBody),
 		},
 		...extra,
 	};
 }
+
+const signed = (body: IDataObject, extra: Partial<Delivery> = {}) =>
+	signedWith(DEFAULT_SIGNING_SECRET, body, extra);
 
 function writeBack(idempotencyKey: string, data: IDataObject = {}): IDataObject {
 	return {
@@ -394,17 +397,6 @@ describe('Contact Center Trigger: webhook description resolved without the expre
 
 describe('Contact Center Trigger: signing key reuse', () => {
 	const OTHER_SECRET = 'a1'.repeat(32);
-	const signedWith = (secret: string, body: IDataObject): Delivery => {
-		const rawBody = Buffer.from(JSON.stringify(body));
-		return {
-			rawBody,
-			headers: {
-				'content-type': 'application/json',
-				'x-service-signature': signBody(secret, rawBody),
-			},
-		};
-	};
-
 	it('reads the credential once a minute, takes a new secret at once, and keeps accepting the replaced one for at most a minute', async () => {
 		const store = createCredentialStore(
 			{ contactCenterSigningSecretApi: { secret: DEFAULT_SIGNING_SECRET } },
