@@ -24,7 +24,14 @@ type Execution = Json;
 const rt: Json = runtimeModule;
 const local: Json = localModule;
 const { evaluateMetric, METRIC_ENDPOINTS }: Json = metricsModule;
-const { freshStateDir, postSigned, readFixture, report, waitFor }: Json = helpersModule;
+const {
+	freshStateDir,
+	postSigned,
+	readFixture,
+	report,
+	waitFor,
+	writeBackPayload: writeBack,
+}: Json = helpersModule;
 
 const TOKEN_PROBE = readFixture('token-probe.json');
 const SEND_WAIT_FOR_FINAL_STATUS = readFixture('send-wait-for-final-status.json');
@@ -370,41 +377,6 @@ describe('trigger endpoints with signed requests (undici)', () => {
 		expect(res.status).toBe(404);
 		expect(res.text).toBe('');
 		expect(String(res.headers['content-type'] ?? '')).not.toContain('application/json');
-	});
-
-	const writeBack = (idempotencyKey: string, conversationId: string) => ({
-		type: 'CONVERSATION_RESOLVED',
-		version: 1,
-		idempotencyKey,
-		data: {
-			medium: { id: 'whatsapp' },
-			channel: { id: 'ch-1', name: 'Support WhatsApp' },
-			contactProfile: {
-				id: 'cp-1',
-				mediumContactProfileId: 'wa-31612345678',
-				primaryIdentifier: '+31612345678',
-				secondaryIdentifier: 'Ada',
-				pictureUrl: 'https://example.com/ada.png',
-			},
-			conversation: {
-				id: conversationId,
-				createdAt: '2026-11-22T09:00:00.000+01:00',
-				previousStatus: 'new',
-				currentStatus: 'resolved',
-			},
-			statusUpdatedAt: '2026-11-22T09:15:00.000+01:00',
-			statusUpdatedReason: 'agentResolved',
-			agent: { id: 'ag-1', firstName: 'Alan', lastName: 'Turing', email: 'alan@example.com' },
-			contactAttributes: [
-				{ attribute: 'email', value: 'ada@example.com', source: 'CRM_CONFIRMED' },
-			],
-			messages: [
-				{ id: 'm1', direction: 'INBOUND', text: 'Where is my order?' },
-				{ id: 'm2', direction: 'OUTBOUND', text: 'It ships today.' },
-			],
-			notes: [],
-			topics: [{ id: 't1', name: 'Order status' }],
-		},
 	});
 
 	async function conversationRows(): Promise<Json[]> {

@@ -37,7 +37,13 @@ type Json = Record<string, any>;
 const rt: Json = runtimeModule;
 const local: Json = localModule;
 const qm: Json = queueModule;
-const { postSigned, readFixture, report, waitFor }: Json = helpersModule;
+const {
+	postSigned,
+	readFixture,
+	report,
+	waitFor,
+	writeBackPayload: writeBack,
+}: Json = helpersModule;
 const {
 	queueStateDir,
 	postSignedWithin,
@@ -96,38 +102,6 @@ const figure = (name: string, value: unknown) => {
 
 const secret = () => stack.secrets.writeBack as string;
 const urls = (workflowId: string) => stack.urlsOf(workflowId) as string[];
-
-function writeBack(idempotencyKey: string, conversationId: string, extra: Json = {}) {
-	return {
-		type: 'CONVERSATION_RESOLVED',
-		version: 1,
-		idempotencyKey,
-		data: {
-			medium: { id: 'whatsapp' },
-			channel: { id: 'ch-1', name: 'Support WhatsApp' },
-			contactProfile: {
-				id: 'cp-1',
-				mediumContactProfileId: 'wa-31612345678',
-				primaryIdentifier: '+31612345678',
-				secondaryIdentifier: 'Ada',
-			},
-			conversation: {
-				id: conversationId,
-				createdAt: '2026-11-22T09:00:00.000+01:00',
-				previousStatus: 'new',
-				currentStatus: 'resolved',
-			},
-			statusUpdatedAt: '2026-11-22T09:15:00.000+01:00',
-			statusUpdatedReason: 'agentResolved',
-			agent: { id: 'ag-1', firstName: 'Alan', lastName: 'Turing', email: 'alan@example.com' },
-			contactAttributes: [],
-			messages: [{ id: 'm1', direction: 'INBOUND', text: 'Where is my order?' }],
-			notes: [],
-			topics: [],
-			...extra,
-		},
-	};
-}
 
 interface Answer {
 	key: string;
