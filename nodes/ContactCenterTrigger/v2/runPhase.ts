@@ -17,13 +17,14 @@ import {
 } from '../helpers/writeBackLedger';
 
 /**
- * processed_data entries kept for claims (two per delivery; n8n rewrites them all on each claim).
+ * processed_data entries kept for claims (three per delivery: two windows and the run's token; n8n
+ * rewrites them all on each claim).
  * A claim is only needed while its delivery may still be running.
  */
 const MAX_CLAIM_ENTRIES = 500;
 
 /**
- * Serialises the claim and ledger reads of one trigger node within this n8n process. Only a lock:
+ * Serialises the claims of one trigger node within this n8n process. Only a lock:
  * what must be shared by several processes or survive a restart is in n8n's database.
  */
 const nodeLocks = new Map<string, Promise<unknown>>();
