@@ -412,7 +412,12 @@ export async function deliver(options: FlowOptions, delivery: Delivery): Promise
 			nodeExecutionStack: [
 				{
 					node,
-					data: { main: webhookResult.workflowData as INodeExecutionData[][] },
+					// A queue-mode worker reads the run's input from the database: a copy.
+					data: {
+						main: (options.queueMode
+							? deepCopy(webhookResult.workflowData)
+							: webhookResult.workflowData) as INodeExecutionData[][],
+					},
 					source: null,
 				},
 			],

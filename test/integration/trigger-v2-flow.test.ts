@@ -145,57 +145,6 @@ describe('Contact Center Trigger v2: write back deliveries through n8n-core (web
 		expect(processedKeys()).toEqual(['k1']);
 	});
 
-	it('answers concurrent duplicates "in progress" (409) while the first delivery runs; exactly one runs', async () => {
-		const results = await Promise.all(
-			Array.from({ length: 6 }, async () => await deliver(flow, signed(writeBack('k1')))),
-		);
-		const statuses = results.map((r) => (parseAnswer(r) as IDataObject).status).sort();
-		expect(statuses.filter((s) => s === 'processed')).toHaveLength(1);
-		expect(
-			statuses.every((s) => s === 'processed' || s === 'inProgress' || s === 'duplicate'),
-		).toBe(true);
-		for (const result of results) {
-			expect(result.status).toBe(
-				(parseAnswer(result) as IDataObject).status === 'inProgress' ? 409 : 200,
-			);
-		}
-		expect(processedKeys()).toEqual(['k1']);
-		expect(parseAnswer(await deliver(flow, signed(writeBack('k1'))))).toEqual(
-			answerOf('duplicate', 'k1'),
-		);
-	});
-
-	it('runs one of several concurrent redeliveries after a failed run', async () => {
-		await deliver(flow, signed(writeBack('k1', { failThisRun: true })));
-		const results = await Promise.all(
-			Array.from({ length: 4 }, async () => await deliver(flow, signed(writeBack('k1')))),
-		);
-		const statuses = results.map((r) => (parseAnswer(r) as IDataObject).status);
-		expect(statuses.filter((s) => s === 'processed')).toHaveLength(1);
-		expect(processedKeys()).toEqual(['k1']);
-	});
-
-	it('never answers 2xx for a run whose n8n process died; the redelivery runs again after the claim window', async () => {
-		const start = Date.now();
-		const clock = jest.spyOn(Date, 'now').mockReturnValue(start);
-		const crashed = await deliver(flow, signed(writeBack('k1'), { crash: true }));
-		expect(crashed.status).toBeUndefined();
-
-		// A redelivery while the claim stands cannot tell a dead run from a slow one: not 2xx.
-		const soon = await deliver(flow, signed(writeBack('k1')));
-		expect(soon.status).toBe(409);
-
-		// The service retries after 1 hour at the earliest; by then the claim has lapsed.
-		clock.mockReturnValue(start + 2 * CLAIM_WINDOW_MS + 60_000);
-		const later = await deliver(flow, signed(writeBack('k1')));
-		expect(parseAnswer(later)).toEqual(answerOf('processed', 'k1'));
-		// The run that died had reached the sink: its effect happened, and happens again.
-		expect(processedKeys()).toEqual(['k1', 'k1']);
-		expect(parseAnswer(await deliver(flow, signed(writeBack('k1'))))).toEqual(
-			answerOf('duplicate', 'k1'),
-		);
-	});
-
 	it('recognises a redelivery after n8n restarts: nothing it needs lives in the process', async () => {
 		await deliver(flow, signed(writeBack('k1')));
 		const restarted: FlowDatabase = {
@@ -222,7 +171,7 @@ describe('Contact Center Trigger v2: write back deliveries through n8n-core (web
 		expect(processedKeys()).toEqual(['k1', 'k2']);
 	});
 
-	it('a claim whose write another process overwrote backs off with 409, so only one of them runs', async () => {
+	it('in queue mode, a claim whose write another process overwrote backs off with 409, so only one of them runs', async () => {
 		const table = sharedProcessedDataTable();
 		const record = table.checkProcessedAndRecord.bind(table);
 		// Another n8n process read the row before this claim and writes it back after it.
@@ -238,7 +187,7 @@ describe('Contact Center Trigger v2: write back deliveries through n8n-core (web
 				table.rows.set(key, before ?? []);
 				return result;
 			});
-		const result = await deliver(flow, signed(writeBack('k1')));
+		const result = await deliver({ ...flow, queueMode: true }, signed(writeBack('k1')));
 		expect(spy).toHaveBeenCalled();
 		expect(result.status).toBe(409);
 		expect(processedKeys()).toEqual([]);
@@ -286,6 +235,72 @@ describe('Contact Center Trigger v2: write back deliveries through n8n-core (web
 		const result = await deliver(flow, { rawBody: Buffer.from('{}'), headers: {} });
 		expect(result.status).toBe(401);
 		expect(result.executionId).toBeUndefined();
+	});
+});
+
+describe.each([
+	['in one n8n process (claims in its memory)', false],
+	['in queue mode (claims in processed_data, runs on a worker)', true],
+])('Contact Center Trigger v2: concurrent and interrupted deliveries %s', (_where, queueMode) => {
+	const modeFlow = () => ({ ...flow, queueMode });
+
+	it('answers concurrent duplicates "in progress" (409) while the first delivery runs; exactly one runs', async () => {
+		const results = await Promise.all(
+			Array.from({ length: 6 }, async () => await deliver(modeFlow(), signed(writeBack('k1')))),
+		);
+		const statuses = results.map((r) => (parseAnswer(r) as IDataObject).status).sort();
+		expect(statuses.filter((s) => s === 'processed')).toHaveLength(1);
+		expect(
+			statuses.every((s) => s === 'processed' || s === 'inProgress' || s === 'duplicate'),
+		).toBe(true);
+		for (const result of results) {
+			expect(result.status).toBe(
+				(parseAnswer(result) as IDataObject).status === 'inProgress' ? 409 : 200,
+			);
+		}
+		expect(processedKeys()).toEqual(['k1']);
+		expect(parseAnswer(await deliver(modeFlow(), signed(writeBack('k1'))))).toEqual(
+			answerOf('duplicate', 'k1'),
+		);
+	});
+
+	it('runs one of several concurrent redeliveries after a failed run', async () => {
+		await deliver(modeFlow(), signed(writeBack('k1', { failThisRun: true })));
+		const results = await Promise.all(
+			Array.from({ length: 4 }, async () => await deliver(modeFlow(), signed(writeBack('k1')))),
+		);
+		const statuses = results.map((r) => (parseAnswer(r) as IDataObject).status);
+		expect(statuses.filter((s) => s === 'processed')).toHaveLength(1);
+		expect(processedKeys()).toEqual(['k1']);
+	});
+
+	it('never answers 2xx for a run whose n8n process died; the redelivery runs again after the claim window', async () => {
+		const start = Date.now();
+		const clock = jest.spyOn(Date, 'now').mockReturnValue(start);
+		const crashed = await deliver(modeFlow(), signed(writeBack('k1'), { crash: true }));
+		expect(crashed.status).toBeUndefined();
+
+		// A redelivery while the claim stands cannot tell a dead run from a slow one: not 2xx.
+		const soon = await deliver(modeFlow(), signed(writeBack('k1')));
+		expect(soon.status).toBe(409);
+
+		// The service retries after 1 hour at the earliest; by then the claim has lapsed.
+		clock.mockReturnValue(start + 2 * CLAIM_WINDOW_MS + 60_000);
+		const later = await deliver(modeFlow(), signed(writeBack('k1')));
+		expect(parseAnswer(later)).toEqual(answerOf('processed', 'k1'));
+		// The run that died had reached the sink: its effect happened, and happens again.
+		expect(processedKeys()).toEqual(['k1', 'k1']);
+		expect(parseAnswer(await deliver(modeFlow(), signed(writeBack('k1'))))).toEqual(
+			answerOf('duplicate', 'k1'),
+		);
+	});
+
+	it('claims where every process that may run a duplicate looks: memory in one process, processed_data in queue mode', async () => {
+		const claims = jest.spyOn(sharedProcessedDataTable(), 'checkProcessedAndRecord');
+		expect(parseAnswer(await deliver(modeFlow(), signed(writeBack('k1'))))).toEqual(
+			answerOf('processed', 'k1'),
+		);
+		expect(claims.mock.calls.length > 0).toBe(queueMode);
 	});
 });
 

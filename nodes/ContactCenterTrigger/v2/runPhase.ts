@@ -7,6 +7,7 @@ import {
 
 import { fingerprintOf, idempotencyKeyOf } from '../helpers/dedup';
 import { LOOKUP_ANSWERED_FLAG, buildLookupHttpResponse } from '../helpers/lookupResponse';
+import { claimLocally, endLocalClaim, wasReceivedHere } from './localClaims';
 import {
 	claimItems,
 	claimToken,
@@ -95,18 +96,22 @@ function whenRunEnds(
 type ClaimResult = 'claimed' | 'busy' | 'unavailable';
 
 /**
- * How long a claim waits before it checks that its own write survived. n8n's processed_data
- * helpers read a row, change it and write it back without a lock, so of two processes claiming
- * at the same moment the one that writes last removes the other's claim; this is longer than
- * such a read-change-write takes.
+ * How long a claim in processed_data waits before it checks that its own write survived. n8n's
+ * processed_data helpers read a row, change it and write it back without a lock, so of two
+ * processes claiming at the same moment the one that writes last removes the other's claim; this
+ * is longer than such a read-change-write takes.
  */
 const CLAIM_SETTLE_MS = 250;
 
+const nodeKeyOf = (context: IExecuteFunctions) =>
+	`${context.getWorkflow().id ?? ''}:${context.getNode().id}`;
+
 /**
- * Claims the delivery in n8n's processed_data table, shared by every n8n process: a duplicate
- * that arrives while the first delivery runs finds the claim and is answered "in progress".
+ * Claims the delivery in n8n's processed_data table, shared by every n8n process (queue mode): a
+ * duplicate that arrives while the first delivery runs finds the claim and is answered "in
+ * progress".
  */
-async function claimDelivery(
+async function claimInDatabase(
 	context: IExecuteFunctions,
 	fingerprint: string,
 	now: number,
@@ -123,7 +128,7 @@ async function claimDelivery(
 			return await checkProcessedAndRecord(values, 'node', options);
 		}
 	};
-	const lockKey = `${context.getWorkflow().id ?? ''}:${context.getNode().id}`;
+	const lockKey = nodeKeyOf(context);
 	const token = claimToken(fingerprint, context.getExecutionId());
 	const first = await withNodeLock(lockKey, async () => await record([...items, token]));
 	if (first.processed.some((item) => items.includes(String(item))))
@@ -132,6 +137,44 @@ async function claimDelivery(
 	const check = await withNodeLock(lockKey, async () => await record([token]));
 	// Our token is gone: another process wrote the row after us and may hold the claim.
 	return { result: check.processed.length === 1 ? 'claimed' : 'busy', items };
+}
+
+/**
+ * Claims the delivery where the duplicates that may run at the same time can see it: in this
+ * process's memory when one n8n process does everything (localClaims.ts), else in processed_data.
+ * Returns what the run must answer at once, if anything, and what to do when the run has ended.
+ */
+async function claimDelivery(
+	context: IExecuteFunctions,
+	item: INodeExecutionData,
+	fingerprint: string,
+): Promise<{ answer?: WriteBackStatus; release: (outcome: RunOutcome) => Promise<void> }> {
+	const nodeKey = nodeKeyOf(context);
+	if (wasReceivedHere(item.json)) {
+		const result = claimLocally(nodeKey, fingerprint, Date.now());
+		if (result !== 'claimed') {
+			return {
+				answer: result === 'running' ? 'inProgress' : 'duplicate',
+				release: async () => {},
+			};
+		}
+		return {
+			release: async (outcome) => endLocalClaim(nodeKey, fingerprint, outcome, Date.now()),
+		};
+	}
+	const claim = await claimInDatabase(context, fingerprint, Date.now());
+	if (claim.result === 'busy') return { answer: 'inProgress', release: async () => {} };
+	return {
+		// A failed run is answered 500 by n8n: release the claim so that the service's redelivery
+		// runs at once. Unknown is left to n8n's own answer (200 after a successful run, 500 after a
+		// failed one) and to the claim's window.
+		release: async (outcome) => {
+			if (outcome !== 'failed' || claim.result !== 'claimed') return;
+			await withNodeLock(nodeKey, async () => {
+				await context.helpers.removeProcessed(claim.items, 'node', { mode: 'entries' });
+			});
+		},
+	};
 }
 
 /**
@@ -147,14 +190,14 @@ export async function runWriteBack(
 	const key = items.length > 0 ? idempotencyKeyOf(items[0].json) : undefined;
 	const respond = context.getNodeParameter('respond', 0, 'afterSuccess') as string;
 
-	let claimed: string[] = [];
+	let release: (outcome: RunOutcome) => Promise<void> = async () => {};
 	if (key !== undefined && context.getMode() !== 'manual') {
-		const claim = await claimDelivery(context, fingerprintOf(key), Date.now());
-		if (claim.result === 'busy') {
-			await answerWriteBack(context, 'inProgress', key);
+		const claim = await claimDelivery(context, items[0], fingerprintOf(key));
+		if (claim.answer !== undefined) {
+			await answerWriteBack(context, claim.answer, key);
 			return [[]];
 		}
-		if (claim.result === 'claimed') claimed = claim.items;
+		release = claim.release;
 	}
 
 	if (respond === 'immediately') {
@@ -162,13 +205,8 @@ export async function runWriteBack(
 		return [items];
 	}
 	whenRunEnds(context, async (outcome) => {
-		// A failed run is answered 500 by n8n: release the claim so that the service's redelivery
-		// runs at once. Unknown is left to n8n's own answer (200 after a successful run, 500 after a
-		// failed one) and to the claim's window.
+		await release(outcome);
 		if (outcome === 'succeeded') await answerWriteBack(context, 'processed', key);
-		else if (outcome === 'failed' && claimed.length > 0) {
-			await context.helpers.removeProcessed(claimed, 'node', { mode: 'entries' });
-		}
 	});
 	return [items];
 }

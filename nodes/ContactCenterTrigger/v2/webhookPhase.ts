@@ -11,6 +11,7 @@ import {
 	type ProcessedRecord,
 } from '../helpers/writeBackLedger';
 import { OTHER_WRITE_BACK_TYPES } from '../shared/description';
+import { markReceivedHere } from './localClaims';
 
 /** The part of n8n's (express) response the trigger watches for the run's answer. */
 interface EndableResponse extends MinimalResponse {
@@ -94,7 +95,7 @@ export function handleWriteBackV2(
 	}
 
 	const simplify = context.getNodeParameter('simplify', false) as boolean;
-	return {
-		workflowData: [context.helpers.returnJsonArray(simplify ? simplifyWriteBack(body) : body)],
-	};
+	const item = simplify ? simplifyWriteBack(body) : body;
+	markReceivedHere(item);
+	return { workflowData: [context.helpers.returnJsonArray(item)] };
 }

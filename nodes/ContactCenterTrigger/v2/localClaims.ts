@@ -1,0 +1,77 @@
+import { CLAIM_WINDOW_MS, type RunOutcome } from '../helpers/writeBackLedger';
+
+/**
+ * Claims of write back deliveries whose webhook call and run both happen in this n8n process.
+ *
+ * n8n runs a production execution in the process that received its webhook call, except in queue
+ * mode, where a worker runs it from the database (n8n's WorkflowRunner: production executions are
+ * enqueued in queue mode, run in the receiving process otherwise; several n8n processes only ever
+ * share executions through queue mode). So when the run finds its input item as this process's
+ * webhook call made it, one n8n process does everything, and that process's memory sees every
+ * delivery of the node that runs at the same time. A queue-mode worker never finds the mark (its
+ * input came through the database) and claims in n8n's processed_data instead (runPhase.ts).
+ *
+ * Nothing here has to outlive the process: a run dies with its process, and a delivery answered
+ * 2xx is in the ledger in n8n's database.
+ */
+const receivedHere = new WeakSet<object>();
+
+/** Marks the item the webhook call hands to its run. */
+export function markReceivedHere(json: object): void {
+	receivedHere.add(json);
+}
+
+/** Whether the run's input is the item this process's webhook call made. */
+export function wasReceivedHere(json: object): boolean {
+	return receivedHere.has(json);
+}
+
+interface LocalClaim {
+	running: boolean;
+	since: number;
+}
+
+/** Per trigger node, the deliveries running or succeeded within the claim window, oldest first. */
+const claimsByNode = new Map<string, Map<string, LocalClaim>>();
+
+const MAX_LOCAL_CLAIMS = 10000;
+
+export type LocalClaimResult = 'claimed' | 'running' | 'succeeded';
+
+function claimsOf(nodeKey: string, now: number): Map<string, LocalClaim> {
+	const claims = claimsByNode.get(nodeKey) ?? new Map<string, LocalClaim>();
+	claimsByNode.set(nodeKey, claims);
+	for (const [fingerprint, claim] of claims) {
+		if (claim.since > now - CLAIM_WINDOW_MS && claims.size <= MAX_LOCAL_CLAIMS) break;
+		claims.delete(fingerprint);
+	}
+	return claims;
+}
+
+/**
+ * Claims a delivery for this run. Like a claim in processed_data, it lapses after the claim window,
+ * so that a run that never ends blocks redeliveries for no longer than in queue mode.
+ */
+export function claimLocally(nodeKey: string, fingerprint: string, now: number): LocalClaimResult {
+	const claims = claimsOf(nodeKey, now);
+	const claim = claims.get(fingerprint);
+	if (claim !== undefined) return claim.running ? 'running' : 'succeeded';
+	claims.set(fingerprint, { running: true, since: now });
+	return 'claimed';
+}
+
+/**
+ * Ends a claim with its run: a succeeded delivery stays known for the claim window (until then
+ * its record in the ledger may still be on its way to the database); any other is released, so
+ * that the service's redelivery runs.
+ */
+export function endLocalClaim(
+	nodeKey: string,
+	fingerprint: string,
+	outcome: RunOutcome,
+	now: number,
+): void {
+	const claims = claimsOf(nodeKey, now);
+	claims.delete(fingerprint);
+	if (outcome === 'succeeded') claims.set(fingerprint, { running: false, since: now });
+}
