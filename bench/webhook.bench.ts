@@ -137,6 +137,20 @@ function fullLedger(): Record<string, unknown> {
 }
 
 /** Every workflow of the benchmark, keyed by target id; each is active in the same n8n. */
+/** The core lookup's answering node, also used after the minimal lookup trigger. */
+const RESPOND_TO_WEBHOOK = {
+	name: 'Respond to Webhook',
+	type: 'n8n-nodes-base.respondToWebhook',
+	typeVersion: 1.1,
+	parameters: {
+		respondWith: 'json',
+		responseBody: `={{ { autoConfirm: false, attributes: { attribute: [${ATTRIBUTES.map(
+			(alias) => `{ alias: '${alias}', value: $json.${alias} ?? null }`,
+		).join(', ')}] } } }}`,
+		options: {},
+	},
+};
+
 const TARGETS = {
 	core: {
 		label: 'core Webhook node (respond immediately)',
@@ -245,18 +259,7 @@ const TARGETS = {
 				},
 			},
 			codeNode('Verify and find customer', VERIFY_AND_FIND),
-			{
-				name: 'Respond to Webhook',
-				type: 'n8n-nodes-base.respondToWebhook',
-				typeVersion: 1.1,
-				parameters: {
-					respondWith: 'json',
-					responseBody: `={{ { autoConfirm: false, attributes: { attribute: [${ATTRIBUTES.map(
-						(alias) => `{ alias: '${alias}', value: $json.${alias} ?? null }`,
-					).join(', ')}] } } }}`,
-					options: {},
-				},
-			},
+			RESPOND_TO_WEBHOOK,
 		],
 		connections: chain('Webhook', 'Verify and find customer', 'Respond to Webhook'),
 	},
@@ -274,6 +277,23 @@ const TARGETS = {
 			codeNode('Find customer', `const request = $input.first().json;\n${FIND_CUSTOMER}`),
 		],
 		connections: chain('Minimal Lookup', 'Find customer'),
+	},
+	minLookupRespond: {
+		label:
+			"lookup: minimal community lookup trigger -> Code -> Respond to Webhook (the Contact Center lookup's shape; no HMAC)",
+		body: 'lookup',
+		status: 200,
+		nodes: [
+			{
+				name: 'Minimal Lookup',
+				type: `${MINIMAL}.minimalRespondLookupTrigger`,
+				typeVersion: 2,
+				parameters: {},
+			},
+			codeNode('Find customer', `const request = $input.first().json;\n${FIND_CUSTOMER}`),
+			RESPOND_TO_WEBHOOK,
+		],
+		connections: chain('Minimal Lookup', 'Find customer', 'Respond to Webhook'),
 	},
 } satisfies Record<string, TargetSpec>;
 type Target = keyof typeof TARGETS;
@@ -582,7 +602,7 @@ function runNotes(d: EngineResult, l: EngineResult): string[] {
 		`Default engine, where the gap is: against the minimal version 2 trigger, the Contact Center Trigger's notification endpoint (signature check, no claim, no ledger, answered before the run) reaches ${r(d, 'ccNotify', 'min2')}, a write back without idempotency key (run phase without claim and ledger) ${r(d, 'ccNoKey', 'min2')}, write back respond immediately ${r(d, 'ccImm', 'min2')}, afterSuccess ${r(d, 'ccAfter', 'min2')}. The isolates n8n takes per call explain the default-engine gap (below). Version 1, write back: ${r(d, 'ccV1', 'min2')}.`,
 		`Lazy isolates, where the gap is: against the core Webhook node, the minimal version 2 trigger reaches ${r(l, 'min2', 'core')}, the notification endpoint ${r(l, 'ccNotify', 'core')}, a write back without idempotency key ${r(l, 'ccNoKey', 'core')}, write back respond immediately ${r(l, 'ccImm', 'core')}, afterSuccess ${r(l, 'ccAfter', 'core')}, immediately with a full ledger (${FULL_LEDGER_ENTRIES} entries) ${r(l, 'ccFull', 'core')}, version 1 ${r(l, 'ccV1', 'core')}. The step from no key to a key (${r(l, 'ccImm', 'ccNoKey')}) is the write back guarantee's own work in the run: the claim in n8n's processed_data table (read, check and rewrite of the node's entries, serialised per node within the process), the ledger entry in static data, which n8n then writes back with the workflow after every run and loads with the workflow on every call (so a full ledger costs ${r(l, 'ccFull', 'ccImm')} of the empty one). afterSuccess also holds the answer until the run has ended and reads the saved execution back (${r(l, 'ccAfter', 'ccImm')} of immediately).`,
 		`Redeliveries: of ${REDELIVERIES} write backs accepted with afterSuccess while ${CONCURRENCY} were in flight, delivered again one at a time after the rounds, the answers were ${JSON.stringify(d.redeliveries)}, and after the restart ${JSON.stringify(l.redeliveries)}. "duplicate" means the ledger had the delivery; "inProgress" (409) means it did not and the redelivery met the delivery's own claim in processed_data, which answers 409 for 15 to 30 minutes (README, Write back guarantee). On 2026-11-23 before commit 3357b64 (which adds this process's recent answers to every save) a development run got 16 "inProgress" of 20: of overlapping runs of one trigger, the last to end had dropped the others' ledger entries.`,
-		`Lookups: the Contact Center lookup reaches ${r(d, 'ccLookup', 'minLookup')} of the minimal lookup's throughput on the default engine and ${r(l, 'ccLookup', 'minLookup')} with lazy isolates; the core-nodes lookup ${r(d, 'coreLookup', 'minLookup')} and ${r(l, 'coreLookup', 'minLookup')}. With lazy isolates the minimal lookup evaluates no expression at all, whereas the Contact Center lookup (Respond to Lookup: respondWith and the attribute values) and the core-nodes lookup (Respond to Webhook's body) each evaluate expressions, so each of their runs builds one isolate: that, not the trigger, is what separates them from the minimal lookup there.`,
+		`Lookups: the Contact Center lookup reaches ${r(d, 'ccLookup', 'minLookupRespond')} of the throughput of the minimal lookup trigger in a workflow of the same shape (-> Code -> Respond to Webhook) on the default engine and ${r(l, 'ccLookup', 'minLookupRespond')} with lazy isolates, and ${r(d, 'ccLookup', 'minLookup')} / ${r(l, 'ccLookup', 'minLookup')} of the minimal lookup answered by its last node (one node less, no expression); the core-nodes lookup ${r(d, 'coreLookup', 'minLookup')} and ${r(l, 'coreLookup', 'minLookup')}. With lazy isolates the minimal lookup evaluates no expression at all, whereas the Contact Center lookup (Respond to Lookup: respondWith and the attribute values) and the core-nodes lookup (Respond to Webhook's body) each evaluate expressions, so each of their runs builds one isolate: that, not the trigger, is what separates them from the minimal lookup there.`,
 	];
 }
 const x = (value: number) => `${value.toFixed(2)}x`;
@@ -807,10 +827,10 @@ describe('Benchmark 4a: webhook throughput and lookup round trip in a real n8n',
 				ratio(rps(defaults, 'ccAfter'), rps(defaults, 'min2')) >= 0.95,
 			),
 			target(
-				'Default engine: lookup throughput, Contact Center lookup / minimal community trigger lookup',
-				ratio(rps(defaults, 'ccLookup'), rps(defaults, 'minLookup')),
+				'Default engine: lookup throughput, Contact Center lookup / minimal community trigger lookup of the same shape (-> Code -> respond node)',
+				ratio(rps(defaults, 'ccLookup'), rps(defaults, 'minLookupRespond')),
 				'≥ 0.95x',
-				ratio(rps(defaults, 'ccLookup'), rps(defaults, 'minLookup')) >= 0.95,
+				ratio(rps(defaults, 'ccLookup'), rps(defaults, 'minLookupRespond')) >= 0.95,
 			),
 			target(
 				'Lazy isolates: write back (v2, respond immediately) / core Webhook',
