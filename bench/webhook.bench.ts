@@ -291,7 +291,8 @@ const TARGETS = {
 				parameters: {},
 			},
 			codeNode('Find customer', `const request = $input.first().json;\n${FIND_CUSTOMER}`),
-			RESPOND_TO_WEBHOOK,
+			// From version 1.1 Respond to Webhook refuses to run after any trigger but n8n's own.
+			{ ...RESPOND_TO_WEBHOOK, typeVersion: 1 },
 		],
 		connections: chain('Minimal Lookup', 'Find customer', 'Respond to Webhook'),
 	},
