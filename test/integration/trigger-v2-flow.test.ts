@@ -118,6 +118,11 @@ describe('Contact Center Trigger v2: write back deliveries through n8n-core (web
 	it('keeps the records of deliveries answered at overlapping times in one process', async () => {
 		const keys = ['o1', 'o2', 'o3', 'o4'];
 		await Promise.all(keys.map(async (key) => await deliver(flow, signed(writeBack(key)))));
+		// In n8n's database, not only in this process's memory: what a restarted n8n would read.
+		const ledger = (database.staticData['node:Contact Center Trigger'] as IDataObject)[
+			WRITE_BACK_LEDGER_KEY
+		] as string;
+		for (const key of keys) expect(ledger).toContain(fingerprintOf(key));
 		for (const key of keys) {
 			expect(parseAnswer(await deliver(flow, signed(writeBack(key))))).toEqual(
 				answerOf('duplicate', key),

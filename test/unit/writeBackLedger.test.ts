@@ -76,6 +76,33 @@ describe('write back ledger (static data)', () => {
 		]);
 	});
 
+	it('records into a full ledger by rewriting its tail only: the oldest record drops, a far older record of the same delivery ages out later', () => {
+		const staticData: IDataObject = {};
+		const limits = { retentionMs: 72 * HOUR, maxEntries: 10000 };
+		const full = Array.from(
+			{ length: 10000 },
+			(_, n) => [fp(n), minute(now - 10 * HOUR) + Math.floor(n / 1000)] as [string, number],
+		);
+		recordProcessed(staticData, full, now, limits);
+		const before = staticData[WRITE_BACK_LEDGER_KEY] as string;
+
+		recordProcessed(staticData, [[fp(10000), minute(now)]], now, limits);
+		const after = staticData[WRITE_BACK_LEDGER_KEY] as string;
+		expect(after).toHaveLength(10000 * LEDGER_RECORD_LENGTH);
+		expect(after.slice(0, -2 * LEDGER_RECORD_LENGTH)).toBe(
+			before.slice(LEDGER_RECORD_LENGTH, -LEDGER_RECORD_LENGTH),
+		);
+		expect(wasProcessed(staticData, fp(0), now, limits)).toBe(false);
+		expect(wasProcessed(staticData, fp(10000), now, limits)).toBe(true);
+
+		// fp(5) lies far before the tail: answered again, it gets a second, newer record.
+		recordProcessed(staticData, [[fp(5), minute(now)]], now, limits);
+		const again = staticData[WRITE_BACK_LEDGER_KEY] as string;
+		expect(again.endsWith(`${fp(5)}${minute(now).toString(36)}`)).toBe(true);
+		expect(wasProcessed(staticData, fp(5), now + 71 * HOUR, limits)).toBe(true);
+		expect(wasProcessed(staticData, fp(6), now + 71 * HOUR, limits)).toBe(false);
+	});
+
 	it('never fails on unreadable saved data: it counts as no record', () => {
 		for (const saved of ['garbage', 12, { a: 1 }, `${fp(1)}zzzz`]) {
 			const staticData: IDataObject = { [WRITE_BACK_LEDGER_KEY]: saved as never };

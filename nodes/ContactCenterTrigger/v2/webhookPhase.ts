@@ -19,30 +19,42 @@ interface EndableResponse extends MinimalResponse {
 	end: (...args: unknown[]) => unknown;
 }
 
-/** How long this process adds a delivery it answered to every record it saves. */
+/** How long this process remembers the deliveries it answered (runs longer are unprotected). */
 const RECENT_MS = 15 * 60 * 1000;
 const MAX_RECENT = 2000;
+/**
+ * How much earlier than a call's start a delivery answered by this process may still be missing
+ * from the static data the call loaded: n8n saves a call's static data right after its answer.
+ */
+const SAVE_MARGIN_MS = 5 * 1000;
 
 /**
- * Deliveries this process answered 2xx lately, per trigger node. Not the record itself (that is
- * in n8n's database): n8n saves a call's static data as loaded at the start of the call plus the
+ * When this process answered deliveries 2xx lately, per trigger node. Not the record itself (that
+ * is in n8n's database): n8n saves a call's static data as loaded at the start of the call plus the
  * call's own change, so of two calls answered at overlapping times the later save would drop the
- * other's record; adding the recent ones to every save keeps them. Lost with the process, which
- * only brings back that overlap.
+ * other's record; adding to each save the deliveries answered since the call started keeps them.
+ * Lost with the process, which only brings back that overlap.
  */
 const recentlyProcessed = new Map<string, Map<string, number>>();
 
-function recentRecords(storeKey: string, processed: ProcessedRecord, now: number) {
+function recentRecords(
+	storeKey: string,
+	fingerprint: string,
+	now: number,
+	callStart: number,
+): ProcessedRecord[] {
 	const recent = recentlyProcessed.get(storeKey) ?? new Map<string, number>();
 	recentlyProcessed.set(storeKey, recent);
-	recent.delete(processed[0]);
-	recent.set(processed[0], processed[1]);
-	const oldest = minuteOf(now - RECENT_MS);
-	for (const [fingerprint, minute] of recent) {
-		if (minute >= oldest && recent.size <= MAX_RECENT) break;
-		recent.delete(fingerprint);
+	recent.delete(fingerprint);
+	recent.set(fingerprint, now);
+	for (const [answered, at] of recent) {
+		if (at >= now - RECENT_MS && recent.size <= MAX_RECENT) break;
+		recent.delete(answered);
 	}
-	return [...recent];
+	const since = callStart - SAVE_MARGIN_MS;
+	const records: ProcessedRecord[] = [];
+	for (const [answered, at] of recent) if (at >= since) records.push([answered, minuteOf(at)]);
+	return records;
 }
 
 function answer(context: IWebhookFunctions, status: 'ignored' | 'duplicate', key?: string) {
@@ -74,11 +86,12 @@ export function handleWriteBackV2(
 		const fingerprint = fingerprintOf(key);
 		const staticData = context.getWorkflowStaticData('node');
 		const storeKey = `${context.getWorkflow().id ?? ''}:${context.getNode().id}`;
+		const callStart = Date.now();
 		const recordNow = () => {
 			const now = Date.now();
-			recordProcessed(staticData, recentRecords(storeKey, [fingerprint, minuteOf(now)], now), now);
+			recordProcessed(staticData, recentRecords(storeKey, fingerprint, now, callStart), now);
 		};
-		if (wasProcessed(staticData, fingerprint, Date.now())) {
+		if (wasProcessed(staticData, fingerprint, callStart)) {
 			recordNow();
 			return answer(context, 'duplicate', key);
 		}
