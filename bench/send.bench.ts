@@ -29,7 +29,9 @@ const BATCH = 600;
 const AT_THE_LIMIT = { rateLimitMessages: LIMIT, rateLimitPeriodSeconds: WINDOW_MS / 1000 };
 
 const phones = (prefix: string, count: number) =>
-	Array.from({ length: count }, (_, i) => ({ phone: `+1555${prefix}${String(i).padStart(4, '0')}` }));
+	Array.from({ length: count }, (_, i) => ({
+		phone: `+1555${prefix}${String(i).padStart(4, '0')}`,
+	}));
 
 /**
  * A naive send loop: one authenticated request per item, no pacing and no retry, with Continue On
@@ -56,12 +58,21 @@ class NaiveSendLoop implements INodeType {
 		const out: INodeExecutionData[] = [];
 		for (let i = 0; i < items.length; i++) {
 			try {
-				const response = (await this.helpers.httpRequestWithAuthentication.call(this, 'contactCenterOAuth2Api', {
-					method: 'POST',
-					url: `${String(credentials.baseUrl)}/proactive-messaging/`,
-					body: { medium: 'TWILIO', channel: 'Support SMS', contact: items[i].json.phone, text: 'Your order has shipped' },
-					json: true,
-				})) as IDataObject;
+				const response = (await this.helpers.httpRequestWithAuthentication.call(
+					this,
+					'contactCenterOAuth2Api',
+					{
+						method: 'POST',
+						url: `${String(credentials.baseUrl)}/proactive-messaging/`,
+						body: {
+							medium: 'TWILIO',
+							channel: 'Support SMS',
+							contact: items[i].json.phone,
+							text: 'Your order has shipped',
+						},
+						json: true,
+					},
+				)) as IDataObject;
 				out.push({ json: { sent: true, correlationId: response.correlationId } });
 			} catch (error) {
 				if (this.continueOnFail()) {
@@ -90,16 +101,25 @@ interface BatchFigures {
 	spanMs: number;
 }
 
-const isSend = (r: LoggedRequest) => r.method === 'POST' && r.path.replace(/\/+$/, '') === '/proactive-messaging';
+const isSend = (r: LoggedRequest) =>
+	r.method === 'POST' && r.path.replace(/\/+$/, '') === '/proactive-messaging';
 
 /**
  * Figures of one batch from the simulator's request log (the service's view) and the node's output.
  * Rate: (accepted - 1) sends over the time from the first to the last accepted send, as a fraction
  * of LIMIT per WINDOW_MS. Even spacing exactly at the limit gives 100 %.
  */
-function batchFigures(sends: LoggedRequest[], output: IDataObject[], items: number, wallMs: number): BatchFigures {
+function batchFigures(
+	sends: LoggedRequest[],
+	output: IDataObject[],
+	items: number,
+	wallMs: number,
+): BatchFigures {
 	const accepted = sends.filter((r) => r.status === 200);
-	const refused = sends.filter((r) => r.status === 429 || (r.status === 400 && JSON.stringify(r.body ?? '').includes('Rate limit')));
+	const refused = sends.filter(
+		(r) =>
+			r.status === 429 || (r.status === 400 && JSON.stringify(r.body ?? '').includes('Rate limit')),
+	);
 	const rateRefused = sends.filter((r) => r.status === 429);
 	const acceptTimes = accepted.map((r) => r.at).sort((a, b) => a - b);
 	const first = acceptTimes[0] ?? 0;
@@ -136,12 +156,24 @@ describe('Benchmark 1: Send at the rate limit (60 per 3 s, batch of 600)', () =>
 	const emptyWindow = async () => await sleep(WINDOW_MS + 500);
 
 	beforeAll(async () => {
-		sim = await startSimulator({ sendRateLimit: { limit: LIMIT, windowMs: WINDOW_MS }, settleAfterMs: 0 });
+		sim = await startSimulator({
+			sendRateLimit: { limit: LIMIT, windowMs: WINDOW_MS },
+			settleAfterMs: 0,
+		});
 		credentials = createCredentialStore({
-			contactCenterOAuth2Api: { baseUrl: sim.url, clientId: 'sim-client-id', clientSecret: 'sim-client-secret' },
+			contactCenterOAuth2Api: {
+				baseUrl: sim.url,
+				clientId: 'sim-client-id',
+				clientSecret: 'sim-client-secret',
+			},
 		});
 		// Fetch the token once, outside the measured batches (a status read does not count against the limit).
-		await runContactCenter(credentials, { resource: 'proactiveMessage', operation: 'getStatus', correlationId: 'warm-up' }, [{}], true);
+		await runContactCenter(
+			credentials,
+			{ resource: 'proactiveMessage', operation: 'getStatus', correlationId: 'warm-up' },
+			[{}],
+			true,
+		);
 	});
 
 	afterAll(async () => await sim?.stop());
@@ -185,13 +217,14 @@ describe('Benchmark 1: Send at the rate limit (60 per 3 s, batch of 600)', () =>
 		sim.resetCounters();
 		const started = Date.now();
 		const runs = await Promise.all(
-			['401', '402'].map(async (prefix) =>
-				await runContactCenter(
-					credentials,
-					sendParameters({ contact: '={{ $json.phone }}', options: AT_THE_LIMIT }),
-					phones(prefix, BATCH / 2),
-					true,
-				),
+			['401', '402'].map(
+				async (prefix) =>
+					await runContactCenter(
+						credentials,
+						sendParameters({ contact: '={{ $json.phone }}', options: AT_THE_LIMIT }),
+						phones(prefix, BATCH / 2),
+						true,
+					),
 			),
 		);
 		const wallMs = Date.now() - started;
@@ -208,26 +241,64 @@ describe('Benchmark 1: Send at the rate limit (60 per 3 s, batch of 600)', () =>
 		const list: Figure[] = [];
 		if (paced) {
 			list.push(
-				{ name: 'Node, paced: accepted-send rate over the batch', value: pct(paced.rateFraction), target: '≥ 98 % of the limit', met: paced.rateFraction >= 0.98 },
-				{ name: 'Node, paced: lost messages', value: `${paced.lost} of ${paced.items}`, target: '0', met: paced.lost === 0 },
-				{ name: 'Node, paced: refusals after the first window', value: String(paced.refusedAfterFirstWindow), target: '0', met: paced.refusedAfterFirstWindow === 0 },
+				{
+					name: 'Node, paced: accepted-send rate over the batch',
+					value: pct(paced.rateFraction),
+					target: '≥ 98 % of the limit',
+					met: paced.rateFraction >= 0.98,
+				},
+				{
+					name: 'Node, paced: lost messages',
+					value: `${paced.lost} of ${paced.items}`,
+					target: '0',
+					met: paced.lost === 0,
+				},
+				{
+					name: 'Node, paced: refusals after the first window',
+					value: String(paced.refusedAfterFirstWindow),
+					target: '0',
+					met: paced.refusedAfterFirstWindow === 0,
+				},
 				{ name: 'Node, paced: refused / retried', value: `${paced.refused} / ${paced.retried}` },
-				{ name: 'Node, paced: most accepted in any 3 s window', value: `${paced.maxInAnyWindow} (limit ${LIMIT})` },
-				{ name: 'Node, paced: first to last accepted send / whole execution', value: `${fmt(paced.spanMs / 1000, 2)} s / ${fmt(paced.wallMs / 1000, 2)} s (even spacing: ${fmt(((BATCH - 1) * WINDOW_MS) / LIMIT / 1000, 2)} s)` },
+				{
+					name: 'Node, paced: most accepted in any 3 s window',
+					value: `${paced.maxInAnyWindow} (limit ${LIMIT})`,
+				},
+				{
+					name: 'Node, paced: first to last accepted send / whole execution',
+					value: `${fmt(paced.spanMs / 1000, 2)} s / ${fmt(paced.wallMs / 1000, 2)} s (even spacing: ${fmt(((BATCH - 1) * WINDOW_MS) / LIMIT / 1000, 2)} s)`,
+				},
 			);
 		}
 		if (naive) {
 			list.push(
 				{ name: 'Naive loop: lost messages', value: `${naive.lost} of ${naive.items}` },
-				{ name: 'Naive loop: accepted / refused', value: `${naive.accepted} / ${naive.refused} in ${fmt(naive.wallMs / 1000, 2)} s` },
+				{
+					name: 'Naive loop: accepted / refused',
+					value: `${naive.accepted} / ${naive.refused} in ${fmt(naive.wallMs / 1000, 2)} s`,
+				},
 			);
 		}
 		if (shared) {
 			list.push(
-				{ name: 'Two executions of 300: lost messages', value: `${shared.lost} of ${shared.items}`, target: '0', met: shared.lost === 0 },
-				{ name: 'Two executions of 300: refused / retried', value: `${shared.refused} / ${shared.retried}` },
-				{ name: 'Two executions of 300: accepted-send rate (both together)', value: pct(shared.rateFraction) },
-				{ name: 'Two executions of 300: most accepted in any 3 s window', value: `${shared.maxInAnyWindow} (limit ${LIMIT})` },
+				{
+					name: 'Two executions of 300: lost messages',
+					value: `${shared.lost} of ${shared.items}`,
+					target: '0',
+					met: shared.lost === 0,
+				},
+				{
+					name: 'Two executions of 300: refused / retried',
+					value: `${shared.refused} / ${shared.retried}`,
+				},
+				{
+					name: 'Two executions of 300: accepted-send rate (both together)',
+					value: pct(shared.rateFraction),
+				},
+				{
+					name: 'Two executions of 300: most accepted in any 3 s window',
+					value: `${shared.maxInAnyWindow} (limit ${LIMIT})`,
+				},
 				{ name: 'Two executions of 300: wall time', value: `${fmt(shared.wallMs / 1000, 2)} s` },
 			);
 		}

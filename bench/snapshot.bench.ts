@@ -24,7 +24,11 @@ describe('Benchmark 3: Metric Get Snapshot against one Metric Get', () => {
 	beforeAll(async () => {
 		sim = await startSimulator({ latencyMs: LATENCY_MS });
 		credentials = createCredentialStore({
-			contactCenterOAuth2Api: { baseUrl: sim.url, clientId: 'sim-client-id', clientSecret: 'sim-client-secret' },
+			contactCenterOAuth2Api: {
+				baseUrl: sim.url,
+				clientId: 'sim-client-id',
+				clientSecret: 'sim-client-secret',
+			},
 		});
 	});
 	afterAll(async () => await sim?.stop());
@@ -36,7 +40,11 @@ describe('Benchmark 3: Metric Get Snapshot against one Metric Get', () => {
 			const { json, error } = await runContactCenter(credentials, parameters);
 			const ms = performance.now() - started;
 			if (error) throw error;
-			return { ms, calls: sim.requests.length - before, columns: Object.keys(json[0] ?? {}).length };
+			return {
+				ms,
+				calls: sim.requests.length - before,
+				columns: Object.keys(json[0] ?? {}).length,
+			};
 		};
 		// Warm-up: the token (fetched once, then reused) and module caches.
 		await timed(SINGLE);
@@ -58,10 +66,24 @@ describe('Benchmark 3: Metric Get Snapshot against one Metric Get', () => {
 			title: '3. Metric Get Snapshot against one metric call',
 			method: `Simulator latency ${LATENCY_MS} ms on every answer; token fetched before timing. Wall time of one node execution (n8n-core's ExecuteContext, one input item), ${RUNS} runs of each kind alternated, medians compared. Single call: Metric -> Get (Handle Time). Snapshot: Metric -> Get Snapshot with all 8 metrics (${snapshotCalls} service calls per run, run concurrently).`,
 			figures: [
-				{ name: 'One Metric Get: median wall time', value: `${fmt(median(single))} ms (min ${fmt(Math.min(...single))}, max ${fmt(Math.max(...single))})` },
-				{ name: 'Get Snapshot, 8 metrics: median wall time', value: `${fmt(median(snapshot))} ms (min ${fmt(Math.min(...snapshot))}, max ${fmt(Math.max(...snapshot))})` },
-				{ name: 'Snapshot / single call', value: `${ratio.toFixed(2)}x`, target: '≤ 1.3x', met: ratio <= 1.3 },
-				{ name: 'Sequential calls would take at least', value: `${snapshotCalls * LATENCY_MS} ms (${snapshotCalls} x ${LATENCY_MS} ms)` },
+				{
+					name: 'One Metric Get: median wall time',
+					value: `${fmt(median(single))} ms (min ${fmt(Math.min(...single))}, max ${fmt(Math.max(...single))})`,
+				},
+				{
+					name: 'Get Snapshot, 8 metrics: median wall time',
+					value: `${fmt(median(snapshot))} ms (min ${fmt(Math.min(...snapshot))}, max ${fmt(Math.max(...snapshot))})`,
+				},
+				{
+					name: 'Snapshot / single call',
+					value: `${ratio.toFixed(2)}x`,
+					target: '≤ 1.3x',
+					met: ratio <= 1.3,
+				},
+				{
+					name: 'Sequential calls would take at least',
+					value: `${snapshotCalls * LATENCY_MS} ms (${snapshotCalls} x ${LATENCY_MS} ms)`,
+				},
 			],
 		});
 	});

@@ -16,11 +16,22 @@ const TOKEN_TTL_MS = 43_200_000;
 describe('Benchmark 2: token requests over N executions', () => {
 	let sim: Simulator;
 	let clockOffsetMs = 0;
-	const phases: Array<{ name: string; runs: number; tokenRequests: number; unauthorized: number; failedRuns: number; expected: number }> = [];
+	const phases: Array<{
+		name: string;
+		runs: number;
+		tokenRequests: number;
+		unauthorized: number;
+		failedRuns: number;
+		expected: number;
+	}> = [];
 
 	const newCredential = (): CredentialStore =>
 		createCredentialStore({
-			contactCenterOAuth2Api: { baseUrl: sim.url, clientId: 'sim-client-id', clientSecret: 'sim-client-secret' },
+			contactCenterOAuth2Api: {
+				baseUrl: sim.url,
+				clientId: 'sim-client-id',
+				clientSecret: 'sim-client-secret',
+			},
 		});
 
 	/** Runs `RUNS` executions of one Send each and records the token requests they made. */
@@ -28,7 +39,10 @@ describe('Benchmark 2: token requests over N executions', () => {
 		sim.resetCounters();
 		let failedRuns = 0;
 		for (let run = 0; run < RUNS; run++) {
-			const { json, error } = await runContactCenter(credentials, sendParameters({ contact: `+1555900${String(run).padStart(4, '0')}` }));
+			const { json, error } = await runContactCenter(
+				credentials,
+				sendParameters({ contact: `+1555900${String(run).padStart(4, '0')}` }),
+			);
 			if (error || json[0]?.sent !== true) failedRuns++;
 		}
 		const { tokenRequests, unauthorized } = sim.counters;

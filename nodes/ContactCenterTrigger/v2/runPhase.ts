@@ -79,16 +79,19 @@ async function outcomeOfExecution(
 }
 
 /**
- * Calls `handler` once the run has ended, with what n8n saved about it. Without n8n's
- * execution-finish hook (n8n before 2.33), the outcome stays unknown and n8n answers by itself.
+ * Calls `handler` once the run has ended, with what n8n saved about it, unless `skip` says by then
+ * that nothing is left to do (the saved run is then not read back). Without n8n's execution-finish
+ * hook (n8n before 2.33), the outcome stays unknown and n8n answers by itself.
  */
 function whenRunEnds(
 	context: IExecuteFunctions,
 	handler: (outcome: RunOutcome) => Promise<void>,
+	skip: () => boolean = () => false,
 ): void {
 	if (typeof context.onExecutionFinish !== 'function') return;
 	const executionId = context.getExecutionId();
 	context.onExecutionFinish(async () => {
+		if (skip()) return;
 		await handler(await outcomeOfExecution(context, executionId));
 	});
 }
@@ -221,13 +224,17 @@ export function runLookup(
 ): INodeExecutionData[][] {
 	const flow = context.getContext('flow');
 	const ifNoResponse = context.getNodeParameter('ifNoResponse', 0, 'notFound') as string;
-	whenRunEnds(context, async (outcome) => {
-		if (flow[LOOKUP_ANSWERED_FLAG] === true || outcome === 'failed') return;
-		const response =
-			ifNoResponse === 'serverError'
-				? jsonResponse(500, { message: 'The lookup workflow ended without an answer' })
-				: buildLookupHttpResponse(undefined);
-		await context.sendResponse(response as IExecuteResponsePromiseData);
-	});
+	whenRunEnds(
+		context,
+		async (outcome) => {
+			if (outcome === 'failed') return;
+			const response =
+				ifNoResponse === 'serverError'
+					? jsonResponse(500, { message: 'The lookup workflow ended without an answer' })
+					: buildLookupHttpResponse(undefined);
+			await context.sendResponse(response as IExecuteResponsePromiseData);
+		},
+		() => flow[LOOKUP_ANSWERED_FLAG] === true,
+	);
 	return [items];
 }
