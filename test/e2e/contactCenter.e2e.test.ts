@@ -641,6 +641,49 @@ describe('trigger endpoints with signed requests (undici)', () => {
 		expect(executions.map((e: Json) => e.status)).toEqual(['success']);
 	});
 
+	test("a signed body that is not JSON starts no execution: 400 from the trigger, or 422 from n8n's own parser for version 2 sent as JSON", async () => {
+		const garbage = '{"idempotencyKey": "wb-garbage", oops';
+		const v2 = workflowId('writeBack');
+		const before = {
+			v1: (await executionsOf(WRITE_BACK_V1.id)).length,
+			v2: (await executionsOf(v2)).length,
+		};
+		const answers = {
+			v2AsJson: await postSigned(webhook('writeBack'), garbage, { secret: secret('writeBack') }),
+			v2AsText: await postSigned(webhook('writeBack'), garbage, {
+				secret: secret('writeBack'),
+				contentType: 'text/plain',
+			}),
+			v1AsJson: await postSigned(fixtureHooks[WRITE_BACK_V1.id], garbage, {
+				secret: secret('writeBack'),
+			}),
+		};
+		expect(Object.fromEntries(Object.entries(answers).map(([k, a]) => [k, a.status]))).toEqual({
+			v2AsJson: 422,
+			v2AsText: 400,
+			v1AsJson: 400,
+		});
+		// The sentinel: a valid delivery's run listed means runs of the calls above would be too.
+		const sentinel = await postSigned(
+			webhook('writeBack'),
+			writeBack(`wb-${Date.now()}-after-garbage`, 'conv-g'),
+			{
+				secret: secret('writeBack'),
+			},
+		);
+		expect(sentinel.status).toBe(200);
+		await waitFor(async () => (await executionsOf(v2)).length > before.v2, {
+			what: 'the run of the valid write back',
+		});
+		expect({
+			v1: (await executionsOf(WRITE_BACK_V1.id)).length,
+			v2: (await executionsOf(v2)).length,
+		}).toEqual({
+			v1: before.v1,
+			v2: before.v2 + 1,
+		});
+	});
+
 	test('notification: 204 with an empty body, and the alert is composed', async () => {
 		const id = workflowId('notification');
 		const before = (await executionsOf(id)).length;

@@ -19,9 +19,13 @@ function sign(secretHex, rawBody) {
  * `signature`: 'valid' (default), 'none' (header left out), or a literal header value.
  * `secret`: the hex secret for a valid signature. `tamper`: change the body after signing.
  */
-async function postSigned(url, body, { secret, signature = 'valid', tamper } = {}) {
+async function postSigned(
+	url,
+	body,
+	{ secret, signature = 'valid', tamper, contentType = 'application/json' } = {},
+) {
 	const rawBody = typeof body === 'string' ? body : JSON.stringify(body);
-	const headers = { 'content-type': 'application/json', accept: 'application/json' };
+	const headers = { 'content-type': contentType, accept: 'application/json' };
 	if (signature === 'valid') headers['x-service-signature'] = sign(secret, rawBody);
 	else if (signature !== 'none') headers['x-service-signature'] = signature;
 	const sent = tamper ? tamper(rawBody) : rawBody;
