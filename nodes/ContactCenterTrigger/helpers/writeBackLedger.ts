@@ -51,8 +51,9 @@ function ledgerOf(staticData: IDataObject): string {
 const minuteAt = (ledger: string, at: number) =>
 	parseInt(ledger.slice(at + FINGERPRINT_LENGTH, at + LEDGER_RECORD_LENGTH), 36);
 
-const recordOf = (fingerprint: string, minute: number) =>
-	fingerprint + minute.toString(36).padStart(MINUTE_LENGTH, '0');
+const minuteText = (minute: number) => minute.toString(36).padStart(MINUTE_LENGTH, '0');
+
+const recordOf = (fingerprint: string, minute: number) => fingerprint + minuteText(minute);
 
 /** Records read back beyond twice the ones being recorded (see recordProcessed). */
 const TAIL_SLACK_RECORDS = 256;
@@ -79,9 +80,10 @@ export function wasProcessed(
  * front. Assigning to the static data marks it changed, so n8n saves it.
  *
  * Deliveries are recorded when they are answered, so the ones recorded again (a process merges in
- * the deliveries it answered lately) are among the last records: only that tail is read and
- * rewritten, and a call costs about the same with 10 records or 10 000. A delivery whose older
- * record lies further back gets a second, newer record; the older one ages out first.
+ * the deliveries it answered lately) are among the last records: only that tail is read, new
+ * records are appended, and the tail is rewritten only when one of its records moves. A call costs
+ * about the same with 10 records or 10 000. A delivery whose older record lies further back gets
+ * a second, newer record; the older one ages out first.
  */
 export function recordProcessed(
 	staticData: IDataObject,
@@ -92,19 +94,33 @@ export function recordProcessed(
 	const ledger = ledgerOf(staticData);
 	const tailRecords = 2 * processed.length + TAIL_SLACK_RECORDS;
 	const tailStart = Math.max(0, ledger.length - tailRecords * LEDGER_RECORD_LENGTH);
-	const tail = new Map<string, number>();
+	const lastInTail = new Map<string, number>();
 	for (let at = tailStart; at < ledger.length; at += LEDGER_RECORD_LENGTH) {
-		const fingerprint = ledger.slice(at, at + FINGERPRINT_LENGTH);
-		tail.delete(fingerprint);
-		tail.set(fingerprint, minuteAt(ledger, at));
+		lastInTail.set(ledger.slice(at, at + FINGERPRINT_LENGTH), at);
 	}
+	const added = new Map<string, number>();
+	let moves = false;
 	for (const [fingerprint, minute] of [...processed].sort((a, b) => a[1] - b[1])) {
-		if ((tail.get(fingerprint) ?? -1) > minute) continue;
-		tail.delete(fingerprint);
-		tail.set(fingerprint, minute);
+		const at = lastInTail.get(fingerprint);
+		if (at !== undefined) {
+			// Minutes are fixed-width base 36 ('0' < '9' < 'a' < 'z'): compared as text, unparsed.
+			const saved = ledger.slice(at + FINGERPRINT_LENGTH, at + LEDGER_RECORD_LENGTH);
+			if (saved >= minuteText(minute)) continue;
+			moves = true;
+		}
+		added.delete(fingerprint);
+		added.set(fingerprint, minute);
 	}
-	let merged = ledger.slice(0, tailStart);
-	for (const [fingerprint, minute] of tail) merged += recordOf(fingerprint, minute);
+	let merged = moves ? ledger.slice(0, tailStart) : ledger;
+	if (moves) {
+		for (let at = tailStart; at < ledger.length; at += LEDGER_RECORD_LENGTH) {
+			const fingerprint = ledger.slice(at, at + FINGERPRINT_LENGTH);
+			if (!added.has(fingerprint) && lastInTail.get(fingerprint) === at) {
+				merged += ledger.slice(at, at + LEDGER_RECORD_LENGTH);
+			}
+		}
+	}
+	for (const [fingerprint, minute] of added) merged += recordOf(fingerprint, minute);
 
 	const oldest = minuteOf(now - limits.retentionMs);
 	let start = Math.max(0, merged.length - limits.maxEntries * LEDGER_RECORD_LENGTH);

@@ -24,18 +24,24 @@ const RECENT_MS = 15 * 60 * 1000;
 const MAX_RECENT = 2000;
 /**
  * How much earlier than a call's start a delivery answered by this process may still be missing
- * from the static data the call loaded: n8n saves a call's static data right after its answer.
+ * from the static data the call loaded: n8n saves a call's static data right after its answer, and
+ * loads the workflow for a call just before it reads the call's (small) body.
  */
-const SAVE_MARGIN_MS = 5 * 1000;
+const SAVE_MARGIN_MS = 2 * 1000;
+
+interface RecentAnswer {
+	at: number;
+	record: ProcessedRecord;
+}
 
 /**
- * When this process answered deliveries 2xx lately, per trigger node. Not the record itself (that
- * is in n8n's database): n8n saves a call's static data as loaded at the start of the call plus the
- * call's own change, so of two calls answered at overlapping times the later save would drop the
- * other's record; adding to each save the deliveries answered since the call started keeps them.
- * Lost with the process, which only brings back that overlap.
+ * The deliveries this process answered 2xx lately, per trigger node, in the order answered. Not
+ * the record itself (that is in n8n's database): n8n saves a call's static data as loaded at the
+ * start of the call plus the call's own change, so of two calls answered at overlapping times the
+ * later save would drop the other's record; adding to each save the deliveries answered since the
+ * call started keeps them. Lost with the process, which only brings back that overlap.
  */
-const recentlyProcessed = new Map<string, Map<string, number>>();
+const recentlyProcessed = new Map<string, RecentAnswer[]>();
 
 function recentRecords(
 	storeKey: string,
@@ -43,18 +49,23 @@ function recentRecords(
 	now: number,
 	callStart: number,
 ): ProcessedRecord[] {
-	const recent = recentlyProcessed.get(storeKey) ?? new Map<string, number>();
+	const recent = recentlyProcessed.get(storeKey) ?? [];
 	recentlyProcessed.set(storeKey, recent);
-	recent.delete(fingerprint);
-	recent.set(fingerprint, now);
-	for (const [answered, at] of recent) {
-		if (at >= now - RECENT_MS && recent.size <= MAX_RECENT) break;
-		recent.delete(answered);
-	}
+	recent.push({ at: now, record: [fingerprint, minuteOf(now)] });
+	let expired = Math.max(0, recent.length - MAX_RECENT);
+	while (expired < recent.length && recent[expired].at < now - RECENT_MS) expired++;
+	recent.splice(0, expired);
+	// Answer times only grow (within a process), so the first one since the call began is found by
+	// bisection and only the deliveries after it are merged.
 	const since = callStart - SAVE_MARGIN_MS;
-	const records: ProcessedRecord[] = [];
-	for (const [answered, at] of recent) if (at >= since) records.push([answered, minuteOf(at)]);
-	return records;
+	let low = 0;
+	let high = recent.length;
+	while (low < high) {
+		const middle = (low + high) >>> 1;
+		if (recent[middle].at < since) low = middle + 1;
+		else high = middle;
+	}
+	return recent.slice(low).map((answer) => answer.record);
 }
 
 function answer(context: IWebhookFunctions, status: 'ignored' | 'duplicate', key?: string) {
