@@ -205,6 +205,33 @@ const TARGETS = {
 			},
 		],
 	},
+	minRecHook: {
+		label: "minimal recording trigger, answered from n8n's execution-finish hook",
+		body: 'writeBack',
+		status: 200,
+		nodes: [
+			{
+				name: 'Minimal Recording',
+				type: `${MINIMAL}.minimalRecordingTrigger`,
+				typeVersion: 2,
+				parameters: { respond: 'finishHook' },
+			},
+		],
+	},
+	minRecHookRead: {
+		label:
+			"minimal recording trigger, answered from n8n's execution-finish hook after reading the run back",
+		body: 'writeBack',
+		status: 200,
+		nodes: [
+			{
+				name: 'Minimal Recording',
+				type: `${MINIMAL}.minimalRecordingTrigger`,
+				typeVersion: 2,
+				parameters: { respond: 'finishHookRead' },
+			},
+		],
+	},
 	ccImm: {
 		label: 'Contact Center Trigger v2, write back, respond immediately',
 		body: 'writeBack',
@@ -891,6 +918,18 @@ describe('Benchmark 4a: webhook throughput and lookup round trip in a real n8n',
 				floor(
 					`${setting}: write back (v2, respond afterSuccess) / minimal recording trigger, after the run`,
 					ratio(rps(e, 'ccAfter'), rps(e, 'minRecAfter')),
+				),
+				floor(
+					`${setting}: minimal recording trigger answered from the execution-finish hook / answered by n8n after the run`,
+					ratio(rps(e, 'minRecHook'), rps(e, 'minRecAfter')),
+				),
+				floor(
+					`${setting}: minimal recording trigger answered from the execution-finish hook after reading the run back / without reading`,
+					ratio(rps(e, 'minRecHookRead'), rps(e, 'minRecHook')),
+				),
+				floor(
+					`${setting}: write back (v2, respond afterSuccess) / minimal recording trigger answered from the hook after reading the run back (the same answering path)`,
+					ratio(rps(e, 'ccAfter'), rps(e, 'minRecHookRead')),
 				),
 				floor(
 					`${setting}: minimal recording trigger, immediately / minimal community trigger v2 (what n8n's save of static data after every call costs)`,
