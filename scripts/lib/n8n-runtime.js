@@ -172,7 +172,25 @@ async function buildAndInstallPackage(
 	return tarball;
 }
 
-function getFreePort(host = '127.0.0.1') {
+/** The kernel's range for the local ports of outgoing connections (Linux), if it can be read. */
+function ephemeralPortRange() {
+	try {
+		const [low, high] = fs
+			.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
+			.trim()
+			.split(/\s+/)
+			.map(Number);
+		if (low > 0 && high >= low) return { low, high };
+	} catch {
+		// not Linux: fall back to the range most systems use
+	}
+	return { low: 32768, high: 60999 };
+}
+
+const handedOutPorts = new Set();
+
+/** A port the kernel picks (where no range outside the outgoing-connection range is left). */
+function anyFreePort(host) {
 	return new Promise((resolve, reject) => {
 		const server = net.createServer();
 		server.unref();
@@ -182,6 +200,38 @@ function getFreePort(host = '127.0.0.1') {
 			server.close(() => resolve(port));
 		});
 	});
+}
+
+function canListen(port, host) {
+	return new Promise((resolve) => {
+		const server = net.createServer();
+		server.unref();
+		server.once('error', () => resolve(false));
+		server.listen(port, host, () => server.close(() => resolve(true)));
+	});
+}
+
+/**
+ * A port to listen on, never handed out twice by this process and outside the kernel's range for
+ * outgoing connections: a port picked there (as `listen(0)` does) can be taken by a connection to
+ * PostgreSQL or Redis before the n8n process meant to listen on it starts (seen in queue mode:
+ * "Task Broker's port ... is already in use").
+ */
+async function getFreePort(host = '127.0.0.1') {
+	const ephemeral = ephemeralPortRange();
+	const low = 20000;
+	const high = Math.min(ephemeral.low - 1, 32767);
+	if (high < low) return await anyFreePort(host);
+	for (let attempt = 0; attempt < 200; attempt++) {
+		const port = low + Math.floor(Math.random() * (high - low + 1));
+		if (port >= ephemeral.low && port <= ephemeral.high) continue;
+		if (handedOutPorts.has(port)) continue;
+		if (await canListen(port, host)) {
+			handedOutPorts.add(port);
+			return port;
+		}
+	}
+	throw new Error(`no free port between ${low} and ${high} on ${host}`);
 }
 
 /**
