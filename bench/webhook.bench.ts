@@ -19,7 +19,7 @@
  *
  * BENCH_WEBHOOK_SCALE (default 1) scales the request counts, e.g. 0.1 while developing.
  */
-import { createHash, createHmac, randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { IDataObject } from 'n8n-workflow';
@@ -32,6 +32,7 @@ import {
 } from '../nodes/ContactCenterTrigger/helpers/writeBackLedger';
 
 import * as runtimeModule from '../scripts/lib/n8n-runtime';
+import * as e2eHelpersModule from '../test/e2e/helpers';
 import { DEFAULT_SIGNING_SECRET } from '../test/simulator';
 import { fmt, median, percentile, recordSection, type Figure } from './results';
 
@@ -152,6 +153,21 @@ const RESPOND_TO_WEBHOOK = {
 	},
 };
 
+/** A write back target of the minimal recording trigger fixture, answering as `respond` says. */
+const minimalRecording = (label: string, respond: string): TargetSpec => ({
+	label,
+	body: 'writeBack',
+	status: 200,
+	nodes: [
+		{
+			name: 'Minimal Recording',
+			type: `${MINIMAL}.minimalRecordingTrigger`,
+			typeVersion: 2,
+			parameters: { respond },
+		},
+	],
+});
+
 const TARGETS = {
 	core: {
 		label: 'core Webhook node (respond immediately)',
@@ -178,60 +194,19 @@ const TARGETS = {
 		status: 200,
 		nodes: [{ name: 'Minimal', type: `${MINIMAL}.minimalTrigger`, typeVersion: 2, parameters: {} }],
 	},
-	minRecImm: {
-		label:
-			'minimal recording trigger (version 2, records each key in static data as the answer leaves), respond immediately',
-		body: 'writeBack',
-		status: 200,
-		nodes: [
-			{
-				name: 'Minimal Recording',
-				type: `${MINIMAL}.minimalRecordingTrigger`,
-				typeVersion: 2,
-				parameters: { respond: 'immediately' },
-			},
-		],
-	},
-	minRecAfter: {
-		label: 'minimal recording trigger, n8n answers after the run',
-		body: 'writeBack',
-		status: 200,
-		nodes: [
-			{
-				name: 'Minimal Recording',
-				type: `${MINIMAL}.minimalRecordingTrigger`,
-				typeVersion: 2,
-				parameters: { respond: 'afterRun' },
-			},
-		],
-	},
-	minRecHook: {
-		label: "minimal recording trigger, answered from n8n's execution-finish hook",
-		body: 'writeBack',
-		status: 200,
-		nodes: [
-			{
-				name: 'Minimal Recording',
-				type: `${MINIMAL}.minimalRecordingTrigger`,
-				typeVersion: 2,
-				parameters: { respond: 'finishHook' },
-			},
-		],
-	},
-	minRecHookRead: {
-		label:
-			"minimal recording trigger, answered from n8n's execution-finish hook after reading the run back",
-		body: 'writeBack',
-		status: 200,
-		nodes: [
-			{
-				name: 'Minimal Recording',
-				type: `${MINIMAL}.minimalRecordingTrigger`,
-				typeVersion: 2,
-				parameters: { respond: 'finishHookRead' },
-			},
-		],
-	},
+	minRecImm: minimalRecording(
+		'minimal recording trigger (version 2, records each key in static data as the answer leaves), respond immediately',
+		'immediately',
+	),
+	minRecAfter: minimalRecording('minimal recording trigger, n8n answers after the run', 'afterRun'),
+	minRecHook: minimalRecording(
+		"minimal recording trigger, answered from n8n's execution-finish hook",
+		'finishHook',
+	),
+	minRecHookRead: minimalRecording(
+		"minimal recording trigger, answered from n8n's execution-finish hook after reading the run back",
+		'finishHookRead',
+	),
 	ccImm: {
 		label: 'Contact Center Trigger v2, write back, respond immediately',
 		body: 'writeBack',
@@ -425,44 +400,18 @@ const rt = runtimeModule as unknown as Runtime;
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
-const sign = (rawBody: string) =>
-	createHmac('sha256', Buffer.from(SECRET, 'hex')).update(rawBody).digest('hex');
+/** The e2e suite's signing and write back payload (spec 2.11), shared so both send the same calls. */
+const e2eHelpers = e2eHelpersModule as unknown as {
+	sign: (secretHex: string, rawBody: string) => string;
+	writeBackPayload: (idempotencyKey: string, conversationId: string) => Record<string, unknown>;
+};
+
+const sign = (rawBody: string) => e2eHelpers.sign(SECRET, rawBody);
 
 function writeBackBody(withKey = true): string {
-	return JSON.stringify({
-		type: 'CONVERSATION_RESOLVED',
-		version: 1,
-		...(withKey ? { idempotencyKey: randomUUID() } : {}),
-		data: {
-			medium: { id: 'whatsapp' },
-			channel: { id: 'ch-1', name: 'Support WhatsApp' },
-			contactProfile: {
-				id: 'cp-1',
-				mediumContactProfileId: '+31612345678',
-				primaryIdentifier: '+31612345678',
-				secondaryIdentifier: 'Ann',
-				pictureUrl: '',
-			},
-			conversation: {
-				id: randomUUID(),
-				createdAt: '2026-01-01T10:00:00+01:00',
-				previousStatus: 'new',
-				currentStatus: 'resolved',
-			},
-			statusUpdatedAt: '2026-01-01T10:05:00+01:00',
-			statusUpdatedReason: 'agentResolved',
-			agent: { id: 'a-1', firstName: 'Bo', lastName: 'Agent', email: 'bo@example.com' },
-			contactAttributes: [
-				{ attribute: 'email', value: 'ann@example.com', source: 'CRM_CONFIRMED' },
-			],
-			messages: [
-				{ id: 'm-1', direction: 'INBOUND', text: 'Where is my order?' },
-				{ id: 'm-2', direction: 'OUTBOUND', text: 'It ships today.' },
-			],
-			notes: [],
-			topics: [{ id: 't-1', name: 'Orders' }],
-		},
-	});
+	const payload = e2eHelpers.writeBackPayload(randomUUID(), randomUUID());
+	if (!withKey) delete payload.idempotencyKey;
+	return JSON.stringify(payload);
 }
 
 const makeBody = (kind: BodyKind): string =>

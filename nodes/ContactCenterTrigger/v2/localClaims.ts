@@ -1,4 +1,10 @@
+import type { IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
+
 import { CLAIM_WINDOW_MS, type RunOutcome } from '../helpers/writeBackLedger';
+
+/** What this process keeps per trigger node (workflow and node id), in both phases of a call. */
+export const nodeKeyOf = (context: IExecuteFunctions | IWebhookFunctions) =>
+	`${context.getWorkflow().id ?? ''}:${context.getNode().id}`;
 
 /**
  * Claims of write back deliveries whose webhook call and run both happen in this n8n process.

@@ -7,7 +7,7 @@ import {
 
 import { fingerprintOf, idempotencyKeyOf } from '../helpers/dedup';
 import { LOOKUP_ANSWERED_FLAG, buildLookupHttpResponse } from '../helpers/lookupResponse';
-import { claimLocally, endLocalClaim, wasReceivedHere } from './localClaims';
+import { claimLocally, endLocalClaim, nodeKeyOf, wasReceivedHere } from './localClaims';
 import {
 	claimItems,
 	claimToken,
@@ -105,9 +105,6 @@ type ClaimResult = 'claimed' | 'busy' | 'unavailable';
  * is longer than such a read-change-write takes.
  */
 const CLAIM_SETTLE_MS = 250;
-
-const nodeKeyOf = (context: IExecuteFunctions) =>
-	`${context.getWorkflow().id ?? ''}:${context.getNode().id}`;
 
 /**
  * Claims the delivery in n8n's processed_data table, shared by every n8n process (queue mode): a

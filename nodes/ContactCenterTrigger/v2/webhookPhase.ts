@@ -11,7 +11,7 @@ import {
 	type ProcessedRecord,
 } from '../helpers/writeBackLedger';
 import { OTHER_WRITE_BACK_TYPES } from '../shared/description';
-import { markReceivedHere } from './localClaims';
+import { markReceivedHere, nodeKeyOf } from './localClaims';
 
 /** The part of n8n's (express) response the trigger watches for the run's answer. */
 interface EndableResponse extends MinimalResponse {
@@ -96,7 +96,7 @@ export function handleWriteBackV2(
 	if (key !== undefined && context.getMode() !== 'manual') {
 		const fingerprint = fingerprintOf(key);
 		const staticData = context.getWorkflowStaticData('node');
-		const storeKey = `${context.getWorkflow().id ?? ''}:${context.getNode().id}`;
+		const storeKey = nodeKeyOf(context);
 		const callStart = Date.now();
 		const recordNow = () => {
 			const now = Date.now();
