@@ -224,7 +224,6 @@ async function getFreePort(host = '127.0.0.1') {
 	if (high < low) return await anyFreePort(host);
 	for (let attempt = 0; attempt < 200; attempt++) {
 		const port = low + Math.floor(Math.random() * (high - low + 1));
-		if (port >= ephemeral.low && port <= ephemeral.high) continue;
 		if (handedOutPorts.has(port)) continue;
 		if (await canListen(port, host)) {
 			handedOutPorts.add(port);
