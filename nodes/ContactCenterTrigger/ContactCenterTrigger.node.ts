@@ -21,17 +21,23 @@ import {
 import { readSignedBody, webhookMethods } from './shared/signedRequest';
 import { computedWebhookFields } from './shared/webhookFields';
 import { handleWriteBackV1 } from './v1/webhookPhase';
+import { RECORD_CREDENTIAL } from '../shared/record';
 import { runLookup, runWriteBack } from './v2/runPhase';
 import { handleWriteBackV2 } from './v2/webhookPhase';
+import { runWriteBackV3 } from './v3/runPhase';
+import { handleWriteBackV3 } from './v3/webhookPhase';
 
 const version1 = { '@version': [1] };
 const version2 = { '@version': [{ _cnd: { gte: 2 } }] };
+const onlyVersion2 = { '@version': [2] };
+const version3 = { '@version': [{ _cnd: { gte: 3 } }] };
 
 /**
- * Version 2 (new nodes): the webhook call checks the signature and the event type; what must hold
- * across n8n processes, restarts and crashed workers is decided in the run (`execute`) from n8n's
- * database, and the service is answered from the run. Version 1 is kept unchanged for saved
- * workflows: write backs deduplicated in the webhook call, the run a plain pass-through.
+ * Version 3 (new nodes): write backs are claimed and recorded in the durable record (an n8n data
+ * table reached through n8n's API, one row per claim), shared by every n8n process; lookups as in
+ * version 2. Version 2 kept for saved workflows: what must hold across processes is decided in the
+ * run from workflow static data and processed_data; the service is answered from the run.
+ * Version 1 kept unchanged: write backs deduplicated in the webhook call, the run a pass-through.
  */
 export class ContactCenterTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -42,8 +48,8 @@ export class ContactCenterTrigger implements INodeType {
 			dark: 'file:../../icons/contactCenter.dark.svg',
 		},
 		group: ['trigger'],
-		version: [1, 2],
-		defaultVersion: 2,
+		version: [1, 2, 3],
+		defaultVersion: 3,
 		subtitle:
 			'={{ {"lookup": "Lookup", "writeBack": "Write Back", "notification": "Notification"}[$parameter["endpoint"]] }}',
 		// n8n's nodes panel shows this text for the action node and its trigger together.
@@ -59,6 +65,11 @@ export class ContactCenterTrigger implements INodeType {
 				name: 'contactCenterSigningSecretApi',
 				required: true,
 				testedBy: 'contactCenterSigningSecretTest',
+			},
+			{
+				name: RECORD_CREDENTIAL,
+				required: true,
+				displayOptions: { show: { endpoint: ['writeBack'], '@version': [3] } },
 			},
 		],
 		webhooks: [
@@ -125,7 +136,15 @@ export class ContactCenterTrigger implements INodeType {
 				name: 'writeBackNoticeV2',
 				type: 'notice',
 				default: '',
-				displayOptions: { show: { endpoint: ['writeBack'], ...version2 } },
+				displayOptions: { show: { endpoint: ['writeBack'], ...onlyVersion2 } },
+			},
+			{
+				displayName:
+					'Paste this node\'s Production URL (see "Webhook URLs" above) into the service as the Write Back URL under Settings -> Integration & APIs -> CRM, put the secret key the service then shows into the signing secret credential, and activate the workflow. Each delivery runs the workflow once: the processed keys are kept in an n8n data table through n8n\'s API, so also select a "Contact Center Record API" credential (an n8n API key; the table is created at activation). A redelivery of a processed event is answered as a duplicate and runs nothing.',
+				name: 'writeBackNoticeV3',
+				type: 'notice',
+				default: '',
+				displayOptions: { show: { endpoint: ['writeBack'], ...version3 } },
 			},
 			notificationNotice,
 			ifNoResponseProperty,
@@ -200,9 +219,10 @@ export class ContactCenterTrigger implements INodeType {
 		const signed = await readSignedBody(this);
 		if (!signed.ok) return signed.response;
 		if (endpoint === 'writeBack') {
-			return this.getNode().typeVersion === 1
-				? handleWriteBackV1(this, signed.body)
-				: handleWriteBackV2(this, signed.body);
+			const version = this.getNode().typeVersion;
+			if (version === 1) return handleWriteBackV1(this, signed.body);
+			if (version === 2) return handleWriteBackV2(this, signed.body);
+			return await handleWriteBackV3(this, signed.body);
 		}
 		// Lookup (2.9) and notification (2.12) bodies are passed on as sent, whatever their fields.
 		return { workflowData: [this.helpers.returnJsonArray(signed.body)] };
@@ -213,7 +233,11 @@ export class ContactCenterTrigger implements INodeType {
 		const items = this.getInputData();
 		if (this.getNode().typeVersion === 1) return [items];
 		const endpoint = this.getNodeParameter('endpoint', 0, 'lookup') as Endpoint;
-		if (endpoint === 'writeBack') return await runWriteBack(this, items);
+		if (endpoint === 'writeBack') {
+			return this.getNode().typeVersion === 2
+				? await runWriteBack(this, items)
+				: await runWriteBackV3(this, items);
+		}
 		if (endpoint === 'lookup') return runLookup(this, items);
 		return [items];
 	}

@@ -6,6 +6,7 @@ import {
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 
+import { durableRecord } from '../../shared/record';
 import { parseJsonObjectBody } from '../helpers/body';
 import {
 	getRawBody,
@@ -116,8 +117,9 @@ export async function readSignedBody(context: IWebhookFunctions): Promise<Signed
 
 /**
  * The service has no API to register URLs: the user pastes the URL into its settings, so nothing
- * is checked, created or deleted remotely. Activation still checks the signing secret, so that a
- * broken one fails there with a clear message instead of failing every call later.
+ * is checked, created or deleted remotely. Activation still checks the signing secret, and for a
+ * version 3 write back the durable record (creating its data table), so that a broken one fails
+ * there with a clear message instead of failing every call later.
  */
 export const webhookMethods = {
 	default: {
@@ -127,6 +129,10 @@ export const webhookMethods = {
 				throw new NodeOperationError(this.getNode(), signingKey.message, {
 					description: credentialProblemDescription,
 				});
+			}
+			const endpoint = this.getNodeParameter('endpoint', 'lookup') as string;
+			if (endpoint === 'writeBack' && this.getNode().typeVersion >= 3) {
+				await durableRecord.ensureReady(this);
 			}
 			return true;
 		},

@@ -1,16 +1,15 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { fingerprintOf, idempotencyKeyOf } from '../helpers/dedup';
-import { writeJsonResponse, type MinimalResponse } from '../helpers/request';
-import { KNOWN_WRITE_BACK_TYPES, simplifyWriteBack } from '../helpers/simplify';
+import { type MinimalResponse } from '../helpers/request';
+import { simplifyWriteBack } from '../helpers/simplify';
 import {
 	minuteOf,
 	recordProcessed,
 	wasProcessed,
-	writeBackAnswer,
 	type ProcessedRecord,
 } from '../helpers/writeBackLedger';
-import { OTHER_WRITE_BACK_TYPES } from '../shared/description';
+import { answerWithoutRun as answer, isSelectedWriteBack } from '../shared/writeBackCall';
 import { markReceivedHere, nodeKeyOf } from './localClaims';
 
 /** The part of n8n's (express) response the trigger watches for the run's answer. */
@@ -68,12 +67,6 @@ function recentRecords(
 	return recent.slice(low).map((answer) => answer.record);
 }
 
-function answer(context: IWebhookFunctions, status: 'ignored' | 'duplicate', key?: string) {
-	const { statusCode, body } = writeBackAnswer(status, key);
-	writeJsonResponse(context.getResponseObject() as unknown as MinimalResponse, statusCode, body);
-	return { noWebhookResponse: true };
-}
-
 /**
  * The webhook call of a write back (version 2), in the n8n process that received it: answers a
  * delivery already processed from the ledger in static data, which n8n loads from its database
@@ -84,13 +77,8 @@ export function handleWriteBackV2(
 	context: IWebhookFunctions,
 	body: IDataObject,
 ): IWebhookResponseData {
-	const type = typeof body.type === 'string' ? body.type : '';
-	const events = context.getNodeParameter('events', []) as string[];
-	const selected = KNOWN_WRITE_BACK_TYPES.includes(type)
-		? events.includes(type)
-		: events.includes(OTHER_WRITE_BACK_TYPES);
 	const key = idempotencyKeyOf(body);
-	if (!selected) return answer(context, 'ignored', key);
+	if (!isSelectedWriteBack(context, body)) return answer(context, 'ignored', key);
 
 	// The editor's test URL keeps no record, so that tests never mark production deliveries done.
 	if (key !== undefined && context.getMode() !== 'manual') {

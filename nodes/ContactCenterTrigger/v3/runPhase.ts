@@ -1,0 +1,66 @@
+import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
+
+import { durableRecord } from '../../shared/record';
+import { idempotencyKeyOf } from '../helpers/dedup';
+import { answerWriteBack, jsonResponse, whenRunEnds } from '../shared/runAnswer';
+import { writeBackScopeOf } from './webhookPhase';
+
+/**
+ * The run phase of a write back (trigger version 3), as the first node of the run, in whichever
+ * process runs it. The webhook call already claimed the key; the run records it done in the
+ * durable record before the service gets 200, so every key answered 2xx is in the record, and
+ * releases it when the run fails (n8n answers 500 and the service's redelivery runs again).
+ */
+export async function runWriteBackV3(
+	context: IExecuteFunctions,
+	items: INodeExecutionData[],
+): Promise<INodeExecutionData[][]> {
+	const key = items.length > 0 ? idempotencyKeyOf(items[0].json) : undefined;
+	const respond = context.getNodeParameter('respond', 0, 'afterSuccess') as string;
+	const recorded = key !== undefined && context.getMode() !== 'manual';
+	const scope = writeBackScopeOf(context);
+
+	if (respond === 'immediately') {
+		if (recorded) {
+			try {
+				await durableRecord.markDone(context, scope, key);
+			} catch (error) {
+				throw new NodeOperationError(
+					context.getNode(),
+					`The write back could not be recorded as processed, so it was not answered 200: ${(error as Error).message}`,
+					{
+						description:
+							'The service delivers it again later. Check the "Contact Center Record API" credential.',
+					},
+				);
+			}
+		}
+		await answerWriteBack(context, 'processed', key);
+		return [items];
+	}
+	whenRunEnds(context, async (outcome) => {
+		if (outcome === 'failed') {
+			if (recorded) {
+				await durableRecord.release(context, scope, key).catch((error: Error) => {
+					context.logger.warn(
+						`Contact Center Trigger: releasing write back ${key} after its failed run failed (${error.message}); a redelivery within 15 minutes is answered 409`,
+					);
+				});
+			}
+			return;
+		}
+		if (outcome !== 'succeeded') return;
+		if (recorded) {
+			try {
+				await durableRecord.markDone(context, scope, key);
+			} catch (error) {
+				const message = `The run succeeded but could not be recorded as processed, so it was answered 500: ${(error as Error).message}`;
+				context.logger.error(`Contact Center Trigger: write back ${key}: ${message}`);
+				await context.sendResponse(jsonResponse(500, { message }));
+				return;
+			}
+		}
+		await answerWriteBack(context, 'processed', key);
+	});
+	return [items];
+}

@@ -1,0 +1,48 @@
+import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+
+import { durableRecord } from '../../shared/record';
+import { idempotencyKeyOf } from '../helpers/dedup';
+import { writeJsonResponse, type MinimalResponse } from '../helpers/request';
+import { simplifyWriteBack } from '../helpers/simplify';
+import { answerWithoutRun, isSelectedWriteBack } from '../shared/writeBackCall';
+
+/** The record's scope of a write back trigger: its webhook id, kept through renames, imports and API updates. */
+export const writeBackScopeOf = (context: { getNode(): { webhookId?: string; id: string } }) =>
+	`writeBack:${context.getNode().webhookId ?? context.getNode().id}`;
+
+/**
+ * The webhook call of a write back (version 3), in whichever n8n process received it: claims the
+ * delivery's key in the durable record (an n8n data table, one row per claim) before any run
+ * starts. A key done before is answered `duplicate`, one another delivery is running is answered
+ * `inProgress` (409); neither starts a run. The run (runPhase.ts) marks the key done before the
+ * 2xx answer leaves, or releases it when it fails.
+ */
+export async function handleWriteBackV3(
+	context: IWebhookFunctions,
+	body: IDataObject,
+): Promise<IWebhookResponseData> {
+	const key = idempotencyKeyOf(body);
+	if (!isSelectedWriteBack(context, body)) return answerWithoutRun(context, 'ignored', key);
+
+	// The editor's test URL keeps no record, so that tests never mark production deliveries done.
+	if (key !== undefined && context.getMode() !== 'manual') {
+		let claim;
+		try {
+			claim = await durableRecord.claim(context, writeBackScopeOf(context), key);
+		} catch (error) {
+			// Without the record a run could not be kept to once: not run, the service delivers again.
+			const message = `The write back record could not be read, so the delivery was not processed: ${(error as Error).message}`;
+			context.logger.error(`Contact Center Trigger: ${message}`);
+			writeJsonResponse(context.getResponseObject() as unknown as MinimalResponse, 503, {
+				message,
+			});
+			return { noWebhookResponse: true };
+		}
+		if (claim.state === 'done') return answerWithoutRun(context, 'duplicate', key);
+		if (claim.state === 'running') return answerWithoutRun(context, 'inProgress', key);
+	}
+
+	const simplify = context.getNodeParameter('simplify', false) as boolean;
+	const item = simplify ? simplifyWriteBack(body) : body;
+	return { workflowData: [context.helpers.returnJsonArray(item)] };
+}

@@ -1,0 +1,343 @@
+import {
+	NodeOperationError,
+	sleep,
+	type IDataObject,
+	type IExecuteFunctions,
+	type IHookFunctions,
+	type IHttpRequestMethods,
+	type IWebhookFunctions,
+} from 'n8n-workflow';
+
+import {
+	DEFAULT_RECORD_WINDOWS,
+	RECORD_COLUMNS,
+	decideClaim,
+	filterOf,
+	keyFilter,
+	latestDone,
+	rowsOf,
+	type RecordRow,
+	type RecordWindows,
+} from './rows';
+
+export const RECORD_CREDENTIAL = 'contactCenterRecordApi';
+
+type RecordContext = IExecuteFunctions | IWebhookFunctions | IHookFunctions;
+
+export type ClaimResult =
+	| { state: 'claimed' }
+	| { state: 'done'; at: number; detail: string }
+	| { state: 'running' };
+
+const recordFixDescription =
+	'Check the "Contact Center Record API" credential: the n8n API URL must reach this n8n (from every process in queue mode), the API key must be valid and allowed to use data tables, and n8n\'s public API must be enabled.';
+
+/** The record could not be read or written; nothing was decided. `context.status`: n8n API's HTTP status, 0 if none. */
+function recordError(context: RecordContext, message: string, status = 0): NodeOperationError {
+	const error = new NodeOperationError(context.getNode(), message, {
+		description: recordFixDescription,
+	});
+	error.context.status = status;
+	return error;
+}
+
+const statusOfRecordError = (error: unknown) =>
+	error instanceof NodeOperationError ? Number(error.context.status ?? 0) : 0;
+
+/**
+ * How long a claim waits between inserting its row and reading its key's rows. An insert takes
+ * its row id before it commits; this lets a concurrent insert with a lower id commit first, so
+ * that every process sees the same oldest claim.
+ */
+const CLAIM_SETTLE_MS = 100;
+
+/** Table ids by API URL and table name: only a cache, looked up again when a call gets 404. */
+const tableIds = new Map<string, string>();
+
+/** When this process last removed rows past the retention, per table. */
+const lastPruned = new Map<string, number>();
+const PRUNE_EVERY_MS = 60 * 60 * 1000;
+
+interface RecordTarget {
+	baseUrl: string;
+	tableName: string;
+	cacheKey: string;
+}
+
+async function targetOf(context: RecordContext): Promise<RecordTarget> {
+	const credentials = await context.getCredentials(RECORD_CREDENTIAL);
+	const baseUrl = String(credentials.baseUrl ?? '')
+		.trim()
+		.replace(/\/+$/, '');
+	const tableName = String(credentials.dataTableName ?? '').trim() || 'contact_center_record';
+	if (!/^https?:\/\//i.test(baseUrl)) {
+		throw recordError(
+			context,
+			`The n8n API URL of the "Contact Center Record API" credential is not an http(s) URL: "${baseUrl}"`,
+		);
+	}
+	return { baseUrl, tableName, cacheKey: `${baseUrl} ${tableName}` };
+}
+
+interface HttpFailure {
+	message?: string;
+	httpCode?: string;
+	description?: string;
+	cause?: { response?: { status?: number } };
+	response?: { status?: number };
+}
+
+const statusOf = (error: HttpFailure) =>
+	Number(error.httpCode ?? error.response?.status ?? error.cause?.response?.status ?? 0);
+
+async function api(
+	context: RecordContext,
+	target: RecordTarget,
+	method: IHttpRequestMethods,
+	path: string,
+	options: { qs?: IDataObject; body?: IDataObject } = {},
+): Promise<unknown> {
+	try {
+		return await context.helpers.httpRequestWithAuthentication.call(
+			context as IExecuteFunctions,
+			RECORD_CREDENTIAL,
+			{
+				method,
+				url: `${target.baseUrl}${path}`,
+				json: true,
+				timeout: 30_000,
+				...(options.qs ? { qs: options.qs } : {}),
+				...(options.body ? { body: options.body } : {}),
+			},
+		);
+	} catch (thrown) {
+		const error = thrown as HttpFailure;
+		const status = statusOf(error);
+		throw recordError(
+			context,
+			`The record (n8n data table "${target.tableName}" at ${target.baseUrl}) answered ${status || 'nothing'}: ${error.message ?? 'request failed'}`,
+			status,
+		);
+	}
+}
+
+async function findTable(
+	context: RecordContext,
+	target: RecordTarget,
+): Promise<string | undefined> {
+	const found = (await api(context, target, 'GET', '/data-tables', {
+		qs: { filter: JSON.stringify({ name: target.tableName }), limit: 10 },
+	})) as { data?: Array<{ id?: unknown; name?: unknown }> };
+	const table = (found?.data ?? []).find((entry) => entry.name === target.tableName);
+	return table?.id === undefined ? undefined : String(table.id);
+}
+
+/** The record's data table id, created with its columns when it does not exist yet. */
+async function tableIdOf(context: RecordContext, target: RecordTarget): Promise<string> {
+	const cached = tableIds.get(target.cacheKey);
+	if (cached !== undefined) return cached;
+	let id = await findTable(context, target);
+	if (id === undefined) {
+		try {
+			const created = (await api(context, target, 'POST', '/data-tables', {
+				body: { name: target.tableName, columns: RECORD_COLUMNS.map((column) => ({ ...column })) },
+			})) as { id?: unknown };
+			id = created?.id === undefined ? undefined : String(created.id);
+		} catch (error) {
+			// Another process created it at the same moment.
+			id = await findTable(context, target);
+			if (id === undefined) {
+				throw recordError(
+					context,
+					`The record's data table "${target.tableName}" could not be created: ${(error as Error).message}`,
+					statusOfRecordError(error),
+				);
+			}
+		}
+	}
+	if (id === undefined) {
+		throw recordError(
+			context,
+			`n8n did not return an id for the record's data table "${target.tableName}"`,
+		);
+	}
+	tableIds.set(target.cacheKey, id);
+	return id;
+}
+
+/** Calls the record's table; a table deleted meanwhile (404) is looked up or created again, once. */
+async function onTable<T>(
+	context: RecordContext,
+	call: (tableId: string, target: RecordTarget) => Promise<T>,
+): Promise<T> {
+	const target = await targetOf(context);
+	const tableId = await tableIdOf(context, target);
+	const first = await call(tableId, target).then(
+		(value) => ({ ok: true as const, value }),
+		(error: unknown) => ({ ok: false as const, error }),
+	);
+	if (first.ok) return first.value;
+	if (statusOfRecordError(first.error) !== 404) {
+		throw recordError(context, (first.error as Error).message, statusOfRecordError(first.error));
+	}
+	tableIds.delete(target.cacheKey);
+	return await call(await tableIdOf(context, target), target);
+}
+
+const rowsPath = (tableId: string) => `/data-tables/${encodeURIComponent(tableId)}/rows`;
+
+async function readKey(
+	context: RecordContext,
+	target: RecordTarget,
+	tableId: string,
+	scope: string,
+	recordKey: string,
+): Promise<RecordRow[]> {
+	const page = await api(context, target, 'GET', rowsPath(tableId), {
+		qs: { filter: JSON.stringify(keyFilter(scope, recordKey)), sortBy: 'id:asc', limit: 250 },
+	});
+	return rowsOf(page);
+}
+
+async function deleteRows(
+	context: RecordContext,
+	target: RecordTarget,
+	tableId: string,
+	filter: ReturnType<typeof filterOf>,
+) {
+	await api(context, target, 'DELETE', `${rowsPath(tableId)}/delete`, {
+		qs: { filter: JSON.stringify(filter) },
+	});
+}
+
+function pruneNowAndThen(context: RecordContext, windows: RecordWindows, now: number) {
+	void onTable(context, async (tableId, target) => {
+		if (now - (lastPruned.get(tableId) ?? 0) < PRUNE_EVERY_MS) return;
+		lastPruned.set(tableId, now);
+		await deleteRows(
+			context,
+			target,
+			tableId,
+			filterOf([['stateAt', 'lt', now - windows.retentionMs]]),
+		);
+	}).catch((error: Error) => {
+		context.logger.warn(`Contact Center record: removing expired rows failed: ${error.message}`);
+	});
+}
+
+/**
+ * The durable record of work done, shared by every n8n process: one small store with a few verbs.
+ * `scope` separates users of one table (a trigger's webhook id, a send's workflow); `recordKey`
+ * names the piece of work (an idempotency key, a message's send once key).
+ */
+export const durableRecord = {
+	/** Checks that the record can be used, creating its data table; throws a node error if not. */
+	async ensureReady(context: IHookFunctions): Promise<void> {
+		try {
+			const target = await targetOf(context);
+			tableIds.delete(target.cacheKey);
+			const tableId = await tableIdOf(context, target);
+			await api(context, target, 'GET', rowsPath(tableId), { qs: { limit: 1 } });
+		} catch (error) {
+			throw new NodeOperationError(
+				context.getNode(),
+				`The write back record cannot be used: ${(error as Error).message}`,
+				{ description: recordFixDescription },
+			);
+		}
+	},
+
+	/**
+	 * Takes the key for this process, unless it was done within the retention or another live
+	 * claim holds it. Each claim is one inserted row; the oldest live one wins.
+	 */
+	async claim(
+		context: RecordContext,
+		scope: string,
+		recordKey: string,
+		windows: RecordWindows = DEFAULT_RECORD_WINDOWS,
+	): Promise<ClaimResult> {
+		return await onTable(context, async (tableId, target) => {
+			for (let attempt = 0; attempt < 3; attempt++) {
+				const insertedAt = Date.now();
+				const inserted = await api(context, target, 'POST', rowsPath(tableId), {
+					body: {
+						data: [{ scope, recordKey, state: 'running', stateAt: insertedAt, detail: '' }],
+						returnType: 'id',
+					},
+				});
+				const ownId = Number((Array.isArray(inserted) ? inserted[0] : undefined)?.id ?? inserted);
+				if (!Number.isFinite(ownId)) {
+					throw recordError(
+						context,
+						`n8n did not return the id of a new row in the record: ${JSON.stringify(inserted)}`,
+					);
+				}
+				await sleep(CLAIM_SETTLE_MS);
+				const now = Date.now();
+				const decision = decideClaim(
+					await readKey(context, target, tableId, scope, recordKey),
+					ownId,
+					now,
+					windows,
+				);
+				if (decision.state === 'lost') continue;
+				if (decision.state !== 'claimed') {
+					await deleteRows(context, target, tableId, filterOf([['id', 'eq', ownId]]));
+				}
+				pruneNowAndThen(context, windows, now);
+				if (decision.state === 'done')
+					return { state: 'done', at: decision.row.stateAt, detail: decision.row.detail };
+				return { state: decision.state };
+			}
+			return { state: 'running' };
+		});
+	},
+
+	/** Whether the key was done within the retention (nothing is written). */
+	async find(
+		context: RecordContext,
+		scope: string,
+		recordKey: string,
+		windows: RecordWindows = DEFAULT_RECORD_WINDOWS,
+	): Promise<{ at: number; detail: string } | undefined> {
+		return await onTable(context, async (tableId, target) => {
+			const done = latestDone(
+				await readKey(context, target, tableId, scope, recordKey),
+				Date.now(),
+				windows,
+			);
+			return done === undefined ? undefined : { at: done.stateAt, detail: done.detail };
+		});
+	},
+
+	/** Marks the key done: the claim's row becomes `done`, or a `done` row is added. */
+	async markDone(
+		context: RecordContext,
+		scope: string,
+		recordKey: string,
+		detail = '',
+	): Promise<void> {
+		await onTable(context, async (tableId, target) => {
+			const stateAt = Date.now();
+			const updated = await api(context, target, 'PATCH', `${rowsPath(tableId)}/update`, {
+				body: {
+					filter: keyFilter(scope, recordKey, 'running'),
+					data: { state: 'done', stateAt, detail },
+					returnData: true,
+				},
+			});
+			if (rowsOf(updated).length > 0) return;
+			await api(context, target, 'POST', rowsPath(tableId), {
+				body: { data: [{ scope, recordKey, state: 'done', stateAt, detail }] },
+			});
+		});
+	},
+
+	/** Gives the key up (the work failed): the next attempt may run it at once. */
+	async release(context: RecordContext, scope: string, recordKey: string): Promise<void> {
+		await onTable(context, async (tableId, target) => {
+			await deleteRows(context, target, tableId, keyFilter(scope, recordKey, 'running'));
+		});
+	},
+};

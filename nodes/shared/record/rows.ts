@@ -1,0 +1,127 @@
+/**
+ * The rows of the durable record ("was this already done?") and the pure decisions over them.
+ * Each row is one attempt at a piece of work, written as its own insert into an n8n data table:
+ * `running` while a process holds it, `done` once the work succeeded. Nothing is ever rewritten as
+ * a whole, so writes of several n8n processes at the same moment cannot lose each other.
+ */
+
+export const RECORD_COLUMNS = [
+	{ name: 'scope', type: 'string' },
+	{ name: 'recordKey', type: 'string' },
+	{ name: 'state', type: 'string' },
+	{ name: 'stateAt', type: 'number' },
+	{ name: 'detail', type: 'string' },
+] as const;
+
+export type RecordState = 'running' | 'done';
+
+export interface RecordRow {
+	id: number;
+	scope: string;
+	recordKey: string;
+	state: RecordState;
+	/** When the row got its state (ms since the epoch). */
+	stateAt: number;
+	/** What the work left to tell later (e.g. a message id), as text. */
+	detail: string;
+}
+
+export interface RecordWindows {
+	/** How long a `done` row answers "already done". */
+	retentionMs: number;
+	/** How long a `running` row holds its key; older ones are taken to have died with their process. */
+	claimMs: number;
+}
+
+export const DEFAULT_RECORD_WINDOWS: RecordWindows = {
+	// The service's write back retries span 63 hours (1 + 2 + 4 + 8 + 16 + 32); a margin for clock skew.
+	retentionMs: 72 * 60 * 60 * 1000,
+	claimMs: 15 * 60 * 1000,
+};
+
+export type ClaimDecision =
+	| { state: 'claimed' }
+	| { state: 'done'; row: RecordRow }
+	| { state: 'running' }
+	/** Our own row is gone (a failed run released the key meanwhile): claim again. */
+	| { state: 'lost' };
+
+/** Rows as the API returned them; anything not shaped like a row is left out. */
+export function rowsOf(value: unknown): RecordRow[] {
+	const list = Array.isArray(value)
+		? value
+		: Array.isArray((value as { data?: unknown } | null)?.data)
+			? (value as { data: unknown[] }).data
+			: [];
+	return list.flatMap((entry) => {
+		const row = entry as Partial<Record<keyof RecordRow, unknown>> | null;
+		if (row === null || typeof row !== 'object') return [];
+		const id = Number(row.id);
+		const stateAt = Number(row.stateAt);
+		if (!Number.isFinite(id) || !Number.isFinite(stateAt)) return [];
+		if (row.state !== 'running' && row.state !== 'done') return [];
+		return [
+			{
+				id,
+				scope: String(row.scope ?? ''),
+				recordKey: String(row.recordKey ?? ''),
+				state: row.state,
+				stateAt,
+				detail: typeof row.detail === 'string' ? row.detail : '',
+			},
+		];
+	});
+}
+
+/**
+ * Decides a claim from every row of its key, read after our own row (`ownId`) was inserted: a
+ * `done` row within the retention wins over everything; else the oldest live `running` row (the
+ * database's row ids give one order that every process sees) holds the key.
+ */
+export function decideClaim(
+	rows: RecordRow[],
+	ownId: number,
+	now: number,
+	windows: RecordWindows = DEFAULT_RECORD_WINDOWS,
+): ClaimDecision {
+	const done = latestDone(rows, now, windows);
+	if (done) return { state: 'done', row: done };
+	const live = rows
+		.filter(
+			(row) =>
+				row.state === 'running' && (row.id === ownId || row.stateAt >= now - windows.claimMs),
+		)
+		.sort((a, b) => a.id - b.id);
+	if (!live.some((row) => row.id === ownId)) return { state: 'lost' };
+	return live[0].id === ownId ? { state: 'claimed' } : { state: 'running' };
+}
+
+/** The latest `done` row within the retention, if any. */
+export function latestDone(
+	rows: RecordRow[],
+	now: number,
+	windows: RecordWindows = DEFAULT_RECORD_WINDOWS,
+): RecordRow | undefined {
+	return rows
+		.filter((row) => row.state === 'done' && row.stateAt >= now - windows.retentionMs)
+		.sort((a, b) => b.stateAt - a.stateAt)[0];
+}
+
+type Condition = 'eq' | 'lt';
+
+/** A data table filter (n8n public API): every condition must hold. */
+export function filterOf(
+	conditions: Array<[column: string, condition: Condition, value: unknown]>,
+) {
+	return {
+		type: 'and' as const,
+		filters: conditions.map(([columnName, condition, value]) => ({ columnName, condition, value })),
+	};
+}
+
+export const keyFilter = (scope: string, recordKey: string, state?: RecordState) =>
+	filterOf([
+		['scope', 'eq', scope],
+		['recordKey', 'eq', recordKey],
+		...(state === undefined ? [] : [['state', 'eq', state] as [string, Condition, unknown]]),
+	]);

@@ -1,0 +1,97 @@
+import {
+	DEFAULT_RECORD_WINDOWS,
+	decideClaim,
+	keyFilter,
+	latestDone,
+	rowsOf,
+	type RecordRow,
+} from '../../nodes/shared/record/rows';
+
+const NOW = Date.UTC(2026, 10, 25, 12, 0, 0);
+const row = (id: number, state: RecordRow['state'], ageMs = 0, detail = ''): RecordRow => ({
+	id,
+	scope: 'writeBack:hook',
+	recordKey: 'key-1',
+	state,
+	stateAt: NOW - ageMs,
+	detail,
+});
+
+describe('decideClaim', () => {
+	test('the only running row is ours: claimed', () => {
+		expect(decideClaim([row(7, 'running')], 7, NOW)).toEqual({ state: 'claimed' });
+	});
+
+	test('the oldest live claim wins, whichever process reads first', () => {
+		const rows = [row(5, 'running'), row(6, 'running'), row(9, 'running')];
+		expect(decideClaim(rows, 5, NOW).state).toBe('claimed');
+		expect(decideClaim(rows, 6, NOW).state).toBe('running');
+		expect(decideClaim(rows, 9, NOW).state).toBe('running');
+	});
+
+	test('a done row within the retention wins over every claim, with its detail', () => {
+		const done = row(2, 'done', 60 * 60 * 1000, 'msg-1');
+		expect(decideClaim([done, row(8, 'running')], 8, NOW)).toEqual({ state: 'done', row: done });
+	});
+
+	test('a done row past the 72-hour retention no longer counts', () => {
+		const old = row(2, 'done', DEFAULT_RECORD_WINDOWS.retentionMs + 1);
+		expect(decideClaim([old, row(8, 'running')], 8, NOW).state).toBe('claimed');
+	});
+
+	test('a running row older than the claim window is taken as dead', () => {
+		const stale = row(3, 'running', DEFAULT_RECORD_WINDOWS.claimMs + 1);
+		expect(decideClaim([stale, row(8, 'running')], 8, NOW).state).toBe('claimed');
+		const live = row(3, 'running', DEFAULT_RECORD_WINDOWS.claimMs - 1000);
+		expect(decideClaim([live, row(8, 'running')], 8, NOW).state).toBe('running');
+	});
+
+	test('our own row is missing (released meanwhile): lost, claim again', () => {
+		expect(decideClaim([row(3, 'running')], 8, NOW)).toEqual({ state: 'lost' });
+		expect(decideClaim([], 8, NOW)).toEqual({ state: 'lost' });
+	});
+});
+
+describe('latestDone', () => {
+	test('picks the latest done row within the retention', () => {
+		const rows = [row(1, 'done', 5000, 'a'), row(2, 'done', 1000, 'b'), row(3, 'running')];
+		expect(latestDone(rows, NOW)?.detail).toBe('b');
+		expect(latestDone([row(3, 'running')], NOW)).toBeUndefined();
+	});
+});
+
+describe('rowsOf', () => {
+	test('reads a page of the public API or a bare array, skipping what is not a row', () => {
+		const page = {
+			data: [
+				{ id: 1, scope: 's', recordKey: 'k', state: 'running', stateAt: NOW, detail: null },
+				{ id: 'x', state: 'running', stateAt: NOW },
+				{ id: 2, state: 'other', stateAt: NOW },
+				null,
+				{ id: '3', scope: 's', recordKey: 'k', state: 'done', stateAt: String(NOW), detail: 'd' },
+			],
+			nextCursor: null,
+		};
+		expect(rowsOf(page)).toEqual([
+			{ id: 1, scope: 's', recordKey: 'k', state: 'running', stateAt: NOW, detail: '' },
+			{ id: 3, scope: 's', recordKey: 'k', state: 'done', stateAt: NOW, detail: 'd' },
+		]);
+		expect(rowsOf([])).toEqual([]);
+		expect(rowsOf('nonsense')).toEqual([]);
+		expect(rowsOf(undefined)).toEqual([]);
+	});
+});
+
+describe('keyFilter', () => {
+	test('matches scope and key, and the state when given', () => {
+		expect(keyFilter('s', 'k', 'running')).toEqual({
+			type: 'and',
+			filters: [
+				{ columnName: 'scope', condition: 'eq', value: 's' },
+				{ columnName: 'recordKey', condition: 'eq', value: 'k' },
+				{ columnName: 'state', condition: 'eq', value: 'running' },
+			],
+		});
+		expect(keyFilter('s', 'k').filters).toHaveLength(2);
+	});
+});
