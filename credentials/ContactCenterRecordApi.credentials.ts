@@ -24,7 +24,7 @@ export class ContactCenterRecordApi implements ICredentialType {
 	};
 
 	documentationUrl =
-		'https://github.com/n8n-nodes-contact-center/n8n-nodes-contact-center?tab=readme-ov-file#contact-center-record-n8n-api-contactcenterrecordapi';
+		'https://github.com/n8n-nodes-contact-center/n8n-nodes-contact-center?tab=readme-ov-file#contact-center-record-api-contactcenterrecordapi';
 
 	properties: INodeProperties[] = [
 		{

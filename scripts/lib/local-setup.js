@@ -30,7 +30,15 @@ const CREDENTIALS = {
 		name: 'Contact Center notification secret',
 		type: 'contactCenterSigningSecretApi',
 	},
+	record: {
+		id: 'ccExampleRecordApi',
+		name: 'Contact Center record',
+		type: 'contactCenterRecordApi',
+	},
 };
+
+/** The record credential's data table (the credential's default name). */
+const RECORD_TABLE_NAME = 'contact_center_record';
 
 /** The data table example 4 stores conversations into (created by the local run; users create it once). */
 const CONVERSATIONS_TABLE = {
@@ -83,9 +91,22 @@ function signingSecretField() {
 	return secret?.name;
 }
 
-/** The credentials to import: OAuth2 (simulator or real service) and the three signing secrets. */
+/**
+ * The credentials to import: OAuth2 (simulator or real service), the three signing secrets and the
+ * record credential, whose API key only exists once n8n runs (see connectRecordCredential).
+ */
 function credentialsFor({ serviceUrl, clientId, clientSecret, secrets }) {
-	const list = [{ ...CREDENTIALS.oauth2, data: { baseUrl: serviceUrl, clientId, clientSecret } }];
+	const list = [
+		{ ...CREDENTIALS.oauth2, data: { baseUrl: serviceUrl, clientId, clientSecret } },
+		{
+			...CREDENTIALS.record,
+			data: {
+				baseUrl: 'http://127.0.0.1:5678/api/v1',
+				apiKey: 'set-once-n8n-runs',
+				dataTableName: RECORD_TABLE_NAME,
+			},
+		},
+	];
 	const field = signingSecretField();
 	if (field) {
 		for (const key of ['lookup', 'writeBack', 'notification']) {
@@ -98,6 +119,22 @@ function credentialsFor({ serviceUrl, clientId, clientSecret, secrets }) {
 function endpointOf(workflow) {
 	const trigger = rt.triggerNodes(workflow)[0];
 	return trigger?.parameters?.endpoint ?? (trigger ? 'lookup' : undefined);
+}
+
+/**
+ * Points the record credential at this n8n's public API with the API key made by setupAccess
+ * (before any write back workflow is activated: activation checks the record).
+ */
+async function connectRecordCredential(instance, apiBaseUrl = instance.baseUrl) {
+	await rt.publicApi(instance, 'PATCH', `/credentials/${CREDENTIALS.record.id}`, {
+		name: CREDENTIALS.record.name,
+		type: CREDENTIALS.record.type,
+		data: {
+			baseUrl: `${apiBaseUrl}/api/v1`,
+			apiKey: instance.apiKey,
+			dataTableName: RECORD_TABLE_NAME,
+		},
+	});
 }
 
 async function ensureDataTable(instance, table) {
@@ -208,6 +245,7 @@ async function startStack(opts) {
 		log('n8n is ready; setting up the owner and an API key');
 		await rt.setupAccess(instance, owner);
 		stack.owner = owner;
+		await connectRecordCredential(instance);
 		await ensureDataTable(instance, CONVERSATIONS_TABLE);
 		log('activating the trigger workflows');
 		for (const wf of stack.workflows.filter((w) => w.trigger)) {
@@ -275,7 +313,9 @@ module.exports = {
 	CREDENTIALS,
 	CONVERSATIONS_TABLE,
 	DEFAULT_OWNER,
+	RECORD_TABLE_NAME,
 	credentialsFor,
+	connectRecordCredential,
 	signingSecretField,
 	ensureDataTable,
 	startStack,

@@ -536,6 +536,7 @@ async function startQueueStack(opts) {
 		await startProcess(stack.main, { log });
 		log('main is ready; owner, API key, data table, activation');
 		await rt.setupAccess(stack.main, { ...local.DEFAULT_OWNER, ...(opts.owner ?? {}) });
+		await local.connectRecordCredential(stack.main);
 		await local.ensureDataTable(stack.main, local.CONVERSATIONS_TABLE);
 		for (const table of opts.dataTables ?? []) await local.ensureDataTable(stack.main, table);
 		for (const wf of stack.workflows.filter((w) => w.trigger)) {

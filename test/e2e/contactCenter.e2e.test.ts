@@ -6,9 +6,7 @@
  * simulator over HTTP. Nothing is mocked in between. One n8n serves the whole file; the tests run
  * in order and some build on the state left by the previous ones (the token count).
  */
-import { fingerprintOf } from '../../nodes/ContactCenterTrigger/helpers/dedup';
 import {
-	LEDGER_RECORD_LENGTH,
 	writeBackAnswer as answerFor,
 	type WriteBackStatus,
 } from '../../nodes/ContactCenterTrigger/helpers/writeBackLedger';
@@ -39,6 +37,9 @@ const SEND_WAIT_FOR_FINAL_STATUS = readFixture('send-wait-for-final-status.json'
 const writeBackAnswer = (status: WriteBackStatus, key: string) => answerFor(status, key).body;
 const FAILING_WRITE_BACK = readFixture('write-back-fails-on-demand.json');
 const WRITE_BACK_V1 = readFixture('write-back-version-1.json');
+const WRITE_BACK_V2 = readFixture('write-back-version-2.json');
+/** The record's scope of example 4's trigger (its webhook id). */
+const EXAMPLE_WRITE_BACK_SCOPE = 'writeBack:5d0c4c3e-7b61-4c1f-9a57-2f2b4b0e0a04';
 /** Production URLs of the fixture trigger workflows, by workflow id. */
 const fixtureHooks: Record<string, string> = {};
 
@@ -102,14 +103,20 @@ beforeAll(async () => {
 			userFolder: stateDir,
 			n8nPort: 0,
 			simulatorPort: 0,
-			extraWorkflows: [TOKEN_PROBE, FAILING_WRITE_BACK, WRITE_BACK_V1, SEND_WAIT_FOR_FINAL_STATUS],
+			extraWorkflows: [
+				TOKEN_PROBE,
+				FAILING_WRITE_BACK,
+				WRITE_BACK_V1,
+				WRITE_BACK_V2,
+				SEND_WAIT_FOR_FINAL_STATUS,
+			],
 			log: (line: string) => report(`[e2e] ${line}`),
 		})
 		.catch((error: Error) => {
 			report(`[e2e] could not start the stack: ${error.message}`);
 			throw error;
 		});
-	for (const fixture of [FAILING_WRITE_BACK, WRITE_BACK_V1]) {
+	for (const fixture of [FAILING_WRITE_BACK, WRITE_BACK_V1, WRITE_BACK_V2]) {
 		await rt.activateWorkflow(instance(), fixture.id);
 		const hook = await waitFor(
 			async () =>
@@ -387,6 +394,35 @@ describe('trigger endpoints with signed requests (undici)', () => {
 		return rows.data as Json[];
 	}
 
+	async function recordTableId(): Promise<string> {
+		const tables = await rt.publicApi(instance(), 'GET', '/data-tables?limit=100');
+		const table = (tables.data ?? []).find((t: Json) => t.name === local.RECORD_TABLE_NAME);
+		if (!table) throw new Error('the record data table does not exist');
+		return table.id as string;
+	}
+
+	/** The record's rows of one scope, read through n8n's public API. */
+	async function recordRows(scope: string): Promise<Json[]> {
+		const tableId = await recordTableId();
+		const rows: Json[] = [];
+		for (let cursor: string | undefined; ; ) {
+			const filter = encodeURIComponent(
+				JSON.stringify({
+					type: 'and',
+					filters: [{ columnName: 'scope', condition: 'eq', value: scope }],
+				}),
+			);
+			const page = await rt.publicApi(
+				instance(),
+				'GET',
+				`/data-tables/${tableId}/rows?limit=250&filter=${filter}${cursor ? `&cursor=${cursor}` : ''}`,
+			);
+			rows.push(...page.data);
+			if (!page.nextCursor) return rows;
+			cursor = page.nextCursor;
+		}
+	}
+
 	test('write back: delivered three times with the same idempotency key, the workflow runs once and stores one row', async () => {
 		const id = workflowId('writeBack');
 		const before = (await executionsOf(id)).length;
@@ -504,7 +540,7 @@ describe('trigger endpoints with signed requests (undici)', () => {
 		);
 	}
 
-	test('write back: redeliveries of events processed one after another are all recognised, and the saved static data names every key', async () => {
+	test('write back: redeliveries of events processed one after another are all recognised, and the durable record holds every key as done', async () => {
 		const id = workflowId('writeBack');
 		const before = (await executionsOf(id)).length;
 		const stamp = Date.now();
@@ -533,18 +569,16 @@ describe('trigger endpoints with signed requests (undici)', () => {
 			.sort();
 		expect(ran).toEqual([...keys, sentinel].sort());
 
-		// What n8n saved with the workflow, read back through its public API: fingerprints, not keys.
-		const workflow = await rt.publicApi(instance(), 'GET', `/workflows/${id}`);
-		const ledger = workflow.staticData?.['node:Conversation resolved or pending']?.writeBackLedger;
-		expect(typeof ledger).toBe('string');
+		// The durable record: one `done` row per key, in the data table, and nothing in static data.
+		const done = await recordRows(EXAMPLE_WRITE_BACK_SCOPE);
 		for (const key of keys) {
-			const at = (ledger as string).indexOf(fingerprintOf(key));
-			expect({ key, atRecordBoundary: at >= 0 && at % LEDGER_RECORD_LENGTH === 0 }).toEqual({
+			expect({ key, rows: done.filter((r) => r.recordKey === key).map((r) => r.state) }).toEqual({
 				key,
-				atRecordBoundary: true,
+				rows: ['done'],
 			});
 		}
-		expect(JSON.stringify(workflow.staticData)).not.toContain(keys[0]);
+		const workflow = await rt.publicApi(instance(), 'GET', `/workflows/${id}`);
+		expect(JSON.stringify(workflow.staticData ?? {})).not.toContain('writeBackLedger');
 	});
 
 	test('write back: a failed run is answered 500, its redelivery runs again and is then recognised', async () => {
@@ -606,7 +640,8 @@ describe('trigger endpoints with signed requests (undici)', () => {
 		const executions = await waitFor(
 			async () => {
 				const list = await executionsOf(FAILING_WRITE_BACK.id, true);
-				return list.length >= before + answers.filter((a) => a.state !== 'duplicate').length &&
+				// Version 3 answers 409 and duplicates in the webhook call: only the processed one runs.
+				return list.length >= before + answers.filter((a) => a.state === 'processed').length &&
 					list.every((e: Json) => e.status !== 'running')
 					? list
 					: undefined;
@@ -639,6 +674,21 @@ describe('trigger endpoints with signed requests (undici)', () => {
 			{ what: 'the run of the version 1 write back' },
 		);
 		expect(executions.map((e: Json) => e.status)).toEqual(['success']);
+	});
+
+	test('write back: a workflow saved with trigger version 2 keeps working (static data ledger): processed once, failed runs redelivered', async () => {
+		const url = fixtureHooks[WRITE_BACK_V2.id];
+		const key = `wb-${Date.now()}-v2`;
+		const failing = await postSigned(url, writeBack(key, 'fail'), { secret: secret('writeBack') });
+		expect(failing.status).toBe(500);
+		const first = await postSigned(url, writeBack(key, 'conv-v2'), { secret: secret('writeBack') });
+		expect({ status: first.status, body: first.json }).toEqual({
+			status: 200,
+			body: writeBackAnswer('processed', key),
+		});
+		await redeliverExpectingDuplicate(key, url, 'conv-v2');
+		const workflow = await rt.publicApi(instance(), 'GET', `/workflows/${WRITE_BACK_V2.id}`);
+		expect(JSON.stringify(workflow.staticData ?? {})).toContain('writeBackLedger');
 	});
 
 	test("a signed body that is not JSON starts no execution: 400 from the trigger, or 422 from n8n's own parser for version 2 sent as JSON", async () => {
@@ -771,14 +821,105 @@ describe('trigger endpoints with signed requests (undici)', () => {
 		expect(await counts()).toEqual({ ...before, notification: before.notification + 1 });
 	});
 
-	// Last: it restarts n8n.
-	test('write back: after an n8n restart, redeliveries of accepted events are still recognised', async () => {
-		expect(acceptedOneAfterAnother).toHaveLength(3);
-		await rt.stopServer(instance());
-		await rt.startServer(instance(), { log: (line: string) => report(`[e2e] ${line}`) });
-		await rt.waitForWebhook(webhook('writeBack'));
-		for (const key of acceptedOneAfterAnother) {
-			await redeliverExpectingDuplicate(key);
+	test('write back: a version 3 trigger whose record credential cannot reach the record refuses to activate, naming the credential', async () => {
+		const credential = await rt.publicApi(instance(), 'POST', '/credentials', {
+			name: 'e2e record with a wrong key',
+			type: 'contactCenterRecordApi',
+			data: {
+				baseUrl: `${instance().baseUrl}/api/v1`,
+				apiKey: 'not-a-valid-key',
+				dataTableName: local.RECORD_TABLE_NAME,
+			},
+		});
+		const example = stack.workflows.find((w: Json) => w.endpoint === 'writeBack').workflow;
+		const nodes = JSON.parse(JSON.stringify(example.nodes));
+		const trigger = nodes.find((n: Json) => n.type.endsWith('contactCenterTrigger'));
+		trigger.webhookId = '0e2e0bad-0000-4000-8000-00000000c0de';
+		trigger.credentials.contactCenterRecordApi = { id: credential.id, name: credential.name };
+		const created = await rt.publicApi(instance(), 'POST', '/workflows', {
+			name: 'e2e: write back with an unusable record',
+			nodes,
+			connections: example.connections,
+			settings: { executionOrder: 'v1' },
+		});
+		const refusal = await rt.activateWorkflow(instance(), created.id).then(
+			() => 'activated',
+			(error: Error) => error.message,
+		);
+		expect(refusal).toContain('The write back record cannot be used');
+		expect(refusal).toContain('401');
+	});
+
+	test('write back: with 100,000 keys in the record (72 hours at 33,000 a day), a key answered 71 hours ago is still a duplicate and new keys run', async () => {
+		const tableId = await recordTableId();
+		const stamp = Date.now();
+		const total = 100_000;
+		const spanMs = 71 * 60 * 60 * 1000;
+		const keyAt = (i: number) => `cap-${stamp}-${i}`;
+		for (let from = 0; from < total; from += 5000) {
+			const data = Array.from({ length: 5000 }, (_, j) => ({
+				scope: EXAMPLE_WRITE_BACK_SCOPE,
+				recordKey: keyAt(from + j),
+				state: 'done',
+				stateAt: stamp - Math.round(((from + j) / (total - 1)) * spanMs),
+				detail: '',
+			}));
+			await rt.publicApi(instance(), 'POST', `/data-tables/${tableId}/rows`, { data });
 		}
+		const id = workflowId('writeBack');
+		const before = (await executionsOf(id)).length;
+		for (const i of [0, 50_000, total - 1]) {
+			const res = await postSigned(webhook('writeBack'), writeBack(keyAt(i), `conv-cap-${i}`), {
+				secret: secret('writeBack'),
+			});
+			expect({ i, status: res.status, body: res.json }).toEqual({
+				i,
+				status: 200,
+				body: writeBackAnswer('duplicate', keyAt(i)),
+			});
+		}
+		const fresh = `cap-${stamp}-new`;
+		const res = await postSigned(webhook('writeBack'), writeBack(fresh, 'conv-cap-new'), {
+			secret: secret('writeBack'),
+		});
+		expect({ status: res.status, body: res.json }).toEqual({
+			status: 200,
+			body: writeBackAnswer('processed', fresh),
+		});
+		const executions = await writeBackExecutionsUntil(fresh);
+		expect(executions.length - before).toBe(1);
+	});
+
+	// Last: it restarts n8n.
+	test('write back: redeliveries of processed events stay duplicates after an n8n restart, a CLI export and import, a rename of the trigger node saved with old static data (public API GET then PUT), and deactivation and activation', async () => {
+		expect(acceptedOneAfterAnother).toHaveLength(3);
+		const id = workflowId('writeBack');
+		const before = await rt.publicApi(instance(), 'GET', `/workflows/${id}`);
+		await rt.stopServer(instance());
+		const exported = `${stateDir}/exported-write-back.json`;
+		await rt.n8nCli(instance(), ['export:workflow', `--id=${id}`, `--output=${exported}`]);
+		await rt.n8nCli(instance(), ['import:workflow', `--input=${exported}`]);
+		await rt.startServer(instance(), { log: (line: string) => report(`[e2e] ${line}`) });
+		await rt.activateWorkflow(instance(), id).catch(() => undefined);
+		await rt.waitForWebhook(webhook('writeBack'));
+		for (const key of acceptedOneAfterAnother) await redeliverExpectingDuplicate(key);
+
+		// The editor's save and a sync from git: the whole workflow PUT back, node renamed, static data as read before.
+		const current = await rt.publicApi(instance(), 'GET', `/workflows/${id}`);
+		const oldName = 'Conversation resolved or pending';
+		const newName = 'Write back (renamed)';
+		const rename = (value: unknown) =>
+			JSON.parse(JSON.stringify(value).split(JSON.stringify(oldName).slice(1, -1)).join(newName));
+		await rt.publicApi(instance(), 'PUT', `/workflows/${id}`, {
+			name: current.name,
+			nodes: rename(current.nodes),
+			connections: rename(current.connections),
+			settings: current.settings,
+			staticData: before.staticData ?? null,
+		});
+		await rt.publicApi(instance(), 'POST', `/workflows/${id}/deactivate`);
+		await rt.activateWorkflow(instance(), id);
+		await rt.waitForWebhook(webhook('writeBack'));
+		for (const key of acceptedOneAfterAnother) await redeliverExpectingDuplicate(key);
 	});
 });

@@ -176,7 +176,8 @@ describe('Contact Center Trigger v1: how n8n serves each endpoint', () => {
 		const hookContext = (secret: string) =>
 			({
 				getCredentials: async () => ({ secret }),
-				getNode: () => ({ name: 'Contact Center Trigger' }),
+				getNode: () => ({ name: 'Contact Center Trigger', typeVersion: 1 }),
+				getNodeParameter: () => 'lookup',
 			}) as never;
 		await expect(methods.checkExists.call(hookContext(DEFAULT_SIGNING_SECRET))).resolves.toBe(true);
 		await expect(methods.create.call(hookContext(DEFAULT_SIGNING_SECRET))).resolves.toBe(true);
