@@ -61,10 +61,26 @@ const PRUNE_EVERY_MS = 60 * 60 * 1000;
 interface RecordTarget {
 	baseUrl: string;
 	tableName: string;
+	apiKey: string;
 	cacheKey: string;
+	/** When the credential was read (ms since the epoch). */
+	readAt: number;
+	credentialId?: string;
 }
 
-async function targetOf(context: RecordContext): Promise<RecordTarget> {
+/** How long a record credential read is reused without reading it again. */
+const CREDENTIAL_REUSE_MS = 60_000;
+
+/**
+ * Record credentials by credential id. Reading a credential costs n8n an expression isolate (its
+ * CredentialsHelper resolves the credential's defaults in a throw-away workflow), and so does
+ * n8n's generic authentication for each request: with three record calls per write back that was
+ * most of a delivery's cost in queue mode. Only a cache: a 401 reads the credential afresh and
+ * retries once, so a replaced key counts at once.
+ */
+const recordCredentials = new Map<string, RecordTarget>();
+
+async function readTarget(context: RecordContext, credentialId?: string): Promise<RecordTarget> {
 	const credentials = await context.getCredentials(RECORD_CREDENTIAL);
 	const baseUrl = String(credentials.baseUrl ?? '')
 		.trim()
@@ -76,7 +92,24 @@ async function targetOf(context: RecordContext): Promise<RecordTarget> {
 			`The n8n API URL of the "Contact Center Record API" credential is not an http(s) URL: "${baseUrl}"`,
 		);
 	}
-	return { baseUrl, tableName, cacheKey: `${baseUrl} ${tableName}` };
+	const target: RecordTarget = {
+		baseUrl,
+		tableName,
+		apiKey: String(credentials.apiKey ?? '').trim(),
+		cacheKey: `${baseUrl} ${tableName}`,
+		readAt: Date.now(),
+		credentialId,
+	};
+	if (credentialId !== undefined) recordCredentials.set(credentialId, target);
+	return target;
+}
+
+async function targetOf(context: RecordContext, fresh = false): Promise<RecordTarget> {
+	const credentialId = context.getNode().credentials?.[RECORD_CREDENTIAL]?.id ?? undefined;
+	const cached = credentialId === undefined ? undefined : recordCredentials.get(credentialId);
+	if (!fresh && cached !== undefined && Date.now() - cached.readAt < CREDENTIAL_REUSE_MS)
+		return cached;
+	return await readTarget(context, credentialId);
 }
 
 interface HttpFailure {
@@ -90,6 +123,28 @@ interface HttpFailure {
 const statusOf = (error: HttpFailure) =>
 	Number(error.httpCode ?? error.response?.status ?? error.cause?.response?.status ?? 0);
 
+/**
+ * One call to n8n's public API with the record credential's key (read by targetOf, see
+ * recordCredentials for why not httpRequestWithAuthentication, which reads the credential per call).
+ */
+async function send(
+	context: RecordContext,
+	target: RecordTarget,
+	method: IHttpRequestMethods,
+	path: string,
+	options: { qs?: IDataObject; body?: IDataObject },
+): Promise<unknown> {
+	return await context.helpers.httpRequest({
+		method,
+		url: `${target.baseUrl}${path}`,
+		headers: { 'X-N8N-API-KEY': target.apiKey },
+		json: true,
+		timeout: 30_000,
+		...(options.qs ? { qs: options.qs } : {}),
+		...(options.body ? { body: options.body } : {}),
+	});
+}
+
 async function api(
 	context: RecordContext,
 	target: RecordTarget,
@@ -97,28 +152,24 @@ async function api(
 	path: string,
 	options: { qs?: IDataObject; body?: IDataObject } = {},
 ): Promise<unknown> {
-	try {
-		return await context.helpers.httpRequestWithAuthentication.call(
-			context as IExecuteFunctions,
-			RECORD_CREDENTIAL,
-			{
-				method,
-				url: `${target.baseUrl}${path}`,
-				json: true,
-				timeout: 30_000,
-				...(options.qs ? { qs: options.qs } : {}),
-				...(options.body ? { body: options.body } : {}),
-			},
-		);
-	} catch (thrown) {
-		const error = thrown as HttpFailure;
-		const status = statusOf(error);
-		throw recordError(
-			context,
-			`The record (n8n data table "${target.tableName}" at ${target.baseUrl}) answered ${status || 'nothing'}: ${error.message ?? 'request failed'}`,
-			status,
-		);
+	let status = 0;
+	let message = 'request failed';
+	for (const fresh of [false, true]) {
+		const key = fresh ? (await targetOf(context, true)).apiKey : target.apiKey;
+		try {
+			return await send(context, { ...target, apiKey: key }, method, path, options);
+		} catch (thrown) {
+			const error = thrown as HttpFailure;
+			status = statusOf(error);
+			message = error.message ?? message;
+			if (status !== 401 || target.credentialId === undefined) break;
+		}
 	}
+	throw recordError(
+		context,
+		`The record (n8n data table "${target.tableName}" at ${target.baseUrl}) answered ${status || 'nothing'}: ${message}`,
+		status,
+	);
 }
 
 async function findTable(
@@ -234,7 +285,7 @@ export const durableRecord = {
 	/** Checks that the record can be used, creating its data table; throws a node error if not. */
 	async ensureReady(context: IHookFunctions): Promise<void> {
 		try {
-			const target = await targetOf(context);
+			const target = await targetOf(context, true);
 			tableIds.delete(target.cacheKey);
 			const tableId = await tableIdOf(context, target);
 			await api(context, target, 'GET', rowsPath(tableId), { qs: { limit: 1 } });
