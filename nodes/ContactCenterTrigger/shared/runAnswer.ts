@@ -59,3 +59,18 @@ export function whenRunEnds(
 		await handler(await outcomeOfExecution(context, executionId));
 	});
 }
+
+/**
+ * Answers a failed run 500 from the run itself. n8n 2.41 answers such a run 500 by itself, but
+ * n8n 2.33 to 2.37 resolve the pending answer of a run that ended without one with an empty 200
+ * before their error path's 500 (`active-executions.js`), which would tell the service the event
+ * was ingested. The execution-finish hook runs before that, so this answer goes first there; from
+ * 2.38 on it replaces n8n's own 500.
+ */
+export async function answerFailedRun(context: IExecuteFunctions): Promise<void> {
+	await context.sendResponse(
+		jsonResponse(500, {
+			message: 'The workflow run failed; the call was not processed',
+		}),
+	);
+}

@@ -5,7 +5,7 @@ import {
 	type INodeExecutionData,
 } from 'n8n-workflow';
 
-import { answerWriteBack, jsonResponse, whenRunEnds } from '../shared/runAnswer';
+import { answerFailedRun, answerWriteBack, jsonResponse, whenRunEnds } from '../shared/runAnswer';
 
 import { fingerprintOf, idempotencyKeyOf } from '../helpers/dedup';
 import { LOOKUP_ANSWERED_FLAG, buildLookupHttpResponse } from '../helpers/lookupResponse';
@@ -156,6 +156,7 @@ export async function runWriteBack(
 	whenRunEnds(context, async (outcome) => {
 		await release(outcome);
 		if (outcome === 'succeeded') await answerWriteBack(context, 'processed', key);
+		if (outcome === 'failed') await answerFailedRun(context);
 	});
 	return [items];
 }
@@ -173,7 +174,7 @@ export function runLookup(
 	whenRunEnds(
 		context,
 		async (outcome) => {
-			if (outcome === 'failed') return;
+			if (outcome === 'failed') return await answerFailedRun(context);
 			const response =
 				ifNoResponse === 'serverError'
 					? jsonResponse(500, { message: 'The lookup workflow ended without an answer' })

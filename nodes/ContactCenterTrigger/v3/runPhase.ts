@@ -2,7 +2,7 @@ import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } f
 
 import { durableRecord } from '../../shared/record';
 import { idempotencyKeyOf } from '../helpers/dedup';
-import { answerWriteBack, jsonResponse, whenRunEnds } from '../shared/runAnswer';
+import { answerFailedRun, answerWriteBack, jsonResponse, whenRunEnds } from '../shared/runAnswer';
 import { writeBackScopeOf } from './webhookPhase';
 
 /**
@@ -47,6 +47,7 @@ export async function runWriteBackV3(
 					);
 				});
 			}
+			await answerFailedRun(context);
 			return;
 		}
 		if (outcome !== 'succeeded') return;

@@ -49,7 +49,7 @@ const statusOfRecordError = (error: unknown) =>
  * its row id before it commits; this lets a concurrent insert with a lower id commit first, so
  * that every process sees the same oldest claim.
  */
-const CLAIM_SETTLE_MS = 100;
+const CLAIM_SETTLE_MS = 50;
 
 /** Table ids by API URL and table name: only a cache, looked up again when a call gets 404. */
 const tableIds = new Map<string, string>();
