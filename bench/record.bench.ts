@@ -84,7 +84,7 @@ describe('Issue 19: the durable write back record in one n8n process, 0 against 
 		for (let from = 0; from < RECORDED_KEYS; from += 5000) {
 			const data = Array.from({ length: 5000 }, (_, j) => ({
 				scope: EXAMPLE_SCOPE,
-				recordKey: `loaded-${now}-${from + j}`,
+				recordKey: `${EXAMPLE_SCOPE}|loaded-${now}-${from + j}`,
 				state: 'done',
 				stateAt: now - Math.round(((from + j) / RECORDED_KEYS) * 71 * 3600 * 1000),
 				detail: '',

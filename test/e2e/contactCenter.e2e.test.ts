@@ -572,7 +572,12 @@ describe('trigger endpoints with signed requests (undici)', () => {
 		// The durable record: one `done` row per key, in the data table, and nothing in static data.
 		const done = await recordRows(EXAMPLE_WRITE_BACK_SCOPE);
 		for (const key of keys) {
-			expect({ key, rows: done.filter((r) => r.recordKey === key).map((r) => r.state) }).toEqual({
+			expect({
+				key,
+				rows: done
+					.filter((r) => r.recordKey === `${EXAMPLE_WRITE_BACK_SCOPE}|${key}`)
+					.map((r) => r.state),
+			}).toEqual({
 				key,
 				rows: ['done'],
 			});
@@ -859,7 +864,7 @@ describe('trigger endpoints with signed requests (undici)', () => {
 		for (let from = 0; from < total; from += 5000) {
 			const data = Array.from({ length: 5000 }, (_, j) => ({
 				scope: EXAMPLE_WRITE_BACK_SCOPE,
-				recordKey: keyAt(from + j),
+				recordKey: `${EXAMPLE_WRITE_BACK_SCOPE}|${keyAt(from + j)}`,
 				state: 'done',
 				stateAt: stamp - Math.round(((from + j) / (total - 1)) * spanMs),
 				detail: '',

@@ -208,7 +208,7 @@ async function doneInRecord(scope: string, keys: string[]): Promise<string[]> {
 	const rows = (await tableRows(local.RECORD_TABLE_NAME)).filter(
 		(r) => r.scope === scope && r.state === 'done',
 	);
-	const done = new Set(rows.map((r) => r.recordKey as string));
+	const done = new Set(rows.map((r) => String(r.recordKey).slice(scope.length + 1)));
 	return keys.filter((k) => done.has(k));
 }
 

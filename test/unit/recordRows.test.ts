@@ -1,5 +1,8 @@
 import {
 	DEFAULT_RECORD_WINDOWS,
+	anyIdFilter,
+	anyKeyFilter,
+	rowKeyOf,
 	decideClaim,
 	keyFilter,
 	latestDone,
@@ -82,16 +85,27 @@ describe('rowsOf', () => {
 	});
 });
 
-describe('keyFilter', () => {
-	test('matches scope and key, and the state when given', () => {
-		expect(keyFilter('s', 'k', 'running')).toEqual({
+describe('filters', () => {
+	test('one piece of work is one row key: scope and key together', () => {
+		expect(rowKeyOf('writeBack:hook', 'key-1')).toBe('writeBack:hook|key-1');
+		expect(keyFilter('s|k', 'running')).toEqual({
 			type: 'and',
 			filters: [
-				{ columnName: 'scope', condition: 'eq', value: 's' },
-				{ columnName: 'recordKey', condition: 'eq', value: 'k' },
+				{ columnName: 'recordKey', condition: 'eq', value: 's|k' },
 				{ columnName: 'state', condition: 'eq', value: 'running' },
 			],
 		});
-		expect(keyFilter('s', 'k').filters).toHaveLength(2);
+		expect(keyFilter('s|k').filters).toHaveLength(1);
+	});
+
+	test('a batch reads or deletes any of its keys or ids', () => {
+		expect(anyKeyFilter(['a|1', 'a|2'])).toEqual({
+			type: 'or',
+			filters: [
+				{ columnName: 'recordKey', condition: 'eq', value: 'a|1' },
+				{ columnName: 'recordKey', condition: 'eq', value: 'a|2' },
+			],
+		});
+		expect(anyIdFilter([4, 9]).filters.map((f) => f.value)).toEqual([4, 9]);
 	});
 });

@@ -13,12 +13,17 @@ import {
 	RECORD_COLUMNS,
 	decideClaim,
 	filterOf,
+	anyIdFilter,
+	anyKeyFilter,
 	keyFilter,
 	latestDone,
+	rowKeyOf,
 	rowsOf,
+	type RecordFilter,
 	type RecordRow,
 	type RecordWindows,
 } from './rows';
+import { inBatch } from './batches';
 
 export const RECORD_CREDENTIAL = 'contactCenterRecordApi';
 
@@ -237,24 +242,84 @@ async function onTable<T>(
 
 const rowsPath = (tableId: string) => `/data-tables/${encodeURIComponent(tableId)}/rows`;
 
-async function readKey(
+/** Every row of these row keys, oldest first, following n8n's pages. */
+async function readKeys(
 	context: RecordContext,
 	target: RecordTarget,
 	tableId: string,
-	scope: string,
-	recordKey: string,
+	rowKeys: string[],
 ): Promise<RecordRow[]> {
-	const page = await api(context, target, 'GET', rowsPath(tableId), {
-		qs: { filter: JSON.stringify(keyFilter(scope, recordKey)), sortBy: 'id:asc', limit: 250 },
+	const rows: RecordRow[] = [];
+	const filter = JSON.stringify(anyKeyFilter([...new Set(rowKeys)]));
+	for (let cursor: string | undefined, page = 0; page < 100; page++) {
+		const answer = (await api(context, target, 'GET', rowsPath(tableId), {
+			qs: { filter, sortBy: 'id:asc', limit: 250, ...(cursor ? { cursor } : {}) },
+		})) as { nextCursor?: unknown };
+		rows.push(...rowsOf(answer));
+		cursor = typeof answer?.nextCursor === 'string' ? answer.nextCursor : undefined;
+		if (cursor === undefined) break;
+	}
+	return rows;
+}
+
+const laneOf = (kind: string, target: RecordTarget, tableId: string) =>
+	`${kind} ${target.baseUrl} ${tableId} ${target.apiKey}`;
+
+/** Inserts rows (batched with the process's concurrent inserts); resolves with the row's id. */
+async function insertRow(
+	context: RecordContext,
+	target: RecordTarget,
+	tableId: string,
+	row: Omit<RecordRow, 'id'>,
+): Promise<number> {
+	return await inBatch(laneOf('insert', target, tableId), row, async (rows) => {
+		const inserted = await api(context, target, 'POST', rowsPath(tableId), {
+			body: { data: rows as unknown as IDataObject[], returnType: 'id' },
+		});
+		const ids = (Array.isArray(inserted) ? inserted : []).map((entry) =>
+			Number((entry as { id?: unknown })?.id),
+		);
+		if (ids.length !== rows.length || !ids.every(Number.isFinite)) {
+			throw recordError(
+				context,
+				`n8n did not return the ids of the new rows in the record: ${JSON.stringify(inserted)}`,
+			);
+		}
+		return ids;
 	});
-	return rowsOf(page);
+}
+
+/** The rows of one row key (read together with the process's concurrent reads). */
+async function rowsOfKey(
+	context: RecordContext,
+	target: RecordTarget,
+	tableId: string,
+	rowKey: string,
+): Promise<RecordRow[]> {
+	return await inBatch(laneOf('read', target, tableId), rowKey, async (rowKeys) => {
+		const rows = await readKeys(context, target, tableId, rowKeys);
+		return rowKeys.map((key) => rows.filter((row) => row.recordKey === key));
+	});
+}
+
+/** Deletes rows by id (together with the process's concurrent deletes). */
+async function deleteRow(
+	context: RecordContext,
+	target: RecordTarget,
+	tableId: string,
+	id: number,
+) {
+	await inBatch(laneOf('delete', target, tableId), id, async (ids) => {
+		await deleteRows(context, target, tableId, anyIdFilter(ids));
+		return ids.map(() => undefined);
+	});
 }
 
 async function deleteRows(
 	context: RecordContext,
 	target: RecordTarget,
 	tableId: string,
-	filter: ReturnType<typeof filterOf>,
+	filter: RecordFilter,
 ) {
 	await api(context, target, 'DELETE', `${rowsPath(tableId)}/delete`, {
 		qs: { filter: JSON.stringify(filter) },
@@ -305,37 +370,29 @@ export const durableRecord = {
 	async claim(
 		context: RecordContext,
 		scope: string,
-		recordKey: string,
+		key: string,
 		windows: RecordWindows = DEFAULT_RECORD_WINDOWS,
 	): Promise<ClaimResult> {
+		const rowKey = rowKeyOf(scope, key);
 		return await onTable(context, async (tableId, target) => {
 			for (let attempt = 0; attempt < 3; attempt++) {
-				const insertedAt = Date.now();
-				const inserted = await api(context, target, 'POST', rowsPath(tableId), {
-					body: {
-						data: [{ scope, recordKey, state: 'running', stateAt: insertedAt, detail: '' }],
-						returnType: 'id',
-					},
+				const ownId = await insertRow(context, target, tableId, {
+					scope,
+					recordKey: rowKey,
+					state: 'running',
+					stateAt: Date.now(),
+					detail: '',
 				});
-				const ownId = Number((Array.isArray(inserted) ? inserted[0] : undefined)?.id ?? inserted);
-				if (!Number.isFinite(ownId)) {
-					throw recordError(
-						context,
-						`n8n did not return the id of a new row in the record: ${JSON.stringify(inserted)}`,
-					);
-				}
 				await sleep(CLAIM_SETTLE_MS);
 				const now = Date.now();
 				const decision = decideClaim(
-					await readKey(context, target, tableId, scope, recordKey),
+					await rowsOfKey(context, target, tableId, rowKey),
 					ownId,
 					now,
 					windows,
 				);
 				if (decision.state === 'lost') continue;
-				if (decision.state !== 'claimed') {
-					await deleteRows(context, target, tableId, filterOf([['id', 'eq', ownId]]));
-				}
+				if (decision.state !== 'claimed') await deleteRow(context, target, tableId, ownId);
 				pruneNowAndThen(context, windows, now);
 				if (decision.state === 'done')
 					return { state: 'done', at: decision.row.stateAt, detail: decision.row.detail };
@@ -349,12 +406,12 @@ export const durableRecord = {
 	async find(
 		context: RecordContext,
 		scope: string,
-		recordKey: string,
+		key: string,
 		windows: RecordWindows = DEFAULT_RECORD_WINDOWS,
 	): Promise<{ at: number; detail: string } | undefined> {
 		return await onTable(context, async (tableId, target) => {
 			const done = latestDone(
-				await readKey(context, target, tableId, scope, recordKey),
+				await rowsOfKey(context, target, tableId, rowKeyOf(scope, key)),
 				Date.now(),
 				windows,
 			);
@@ -362,33 +419,52 @@ export const durableRecord = {
 		});
 	},
 
-	/** Marks the key done: the claim's row becomes `done`, or a `done` row is added. */
-	async markDone(
-		context: RecordContext,
-		scope: string,
-		recordKey: string,
-		detail = '',
-	): Promise<void> {
+	/**
+	 * Marks the key done: its rows become `done` (one update for the process's concurrent calls
+	 * with the same detail), or a `done` row is added when it has none.
+	 */
+	async markDone(context: RecordContext, scope: string, key: string, detail = ''): Promise<void> {
 		await onTable(context, async (tableId, target) => {
-			const stateAt = Date.now();
-			const updated = await api(context, target, 'PATCH', `${rowsPath(tableId)}/update`, {
-				body: {
-					filter: keyFilter(scope, recordKey, 'running'),
-					data: { state: 'done', stateAt, detail },
-					returnData: true,
+			await inBatch(
+				laneOf(`done ${detail}`, target, tableId),
+				rowKeyOf(scope, key),
+				async (rowKeys) => {
+					const stateAt = Date.now();
+					const updated = rowsOf(
+						await api(context, target, 'PATCH', `${rowsPath(tableId)}/update`, {
+							body: {
+								filter: anyKeyFilter([...new Set(rowKeys)]),
+								data: { state: 'done', stateAt, detail },
+								returnData: true,
+							},
+						}),
+					);
+					const missing = [...new Set(rowKeys)].filter(
+						(rowKey) => !updated.some((row) => row.recordKey === rowKey),
+					);
+					if (missing.length > 0) {
+						await api(context, target, 'POST', rowsPath(tableId), {
+							body: {
+								data: missing.map((rowKey) => ({
+									scope: rowKey.slice(0, rowKey.indexOf('|')),
+									recordKey: rowKey,
+									state: 'done',
+									stateAt,
+									detail,
+								})),
+							},
+						});
+					}
+					return rowKeys.map(() => undefined);
 				},
-			});
-			if (rowsOf(updated).length > 0) return;
-			await api(context, target, 'POST', rowsPath(tableId), {
-				body: { data: [{ scope, recordKey, state: 'done', stateAt, detail }] },
-			});
+			);
 		});
 	},
 
 	/** Gives the key up (the work failed): the next attempt may run it at once. */
-	async release(context: RecordContext, scope: string, recordKey: string): Promise<void> {
+	async release(context: RecordContext, scope: string, key: string): Promise<void> {
 		await onTable(context, async (tableId, target) => {
-			await deleteRows(context, target, tableId, keyFilter(scope, recordKey, 'running'));
+			await deleteRows(context, target, tableId, keyFilter(rowKeyOf(scope, key), 'running'));
 		});
 	},
 };

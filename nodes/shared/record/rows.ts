@@ -7,6 +7,7 @@
 
 export const RECORD_COLUMNS = [
 	{ name: 'scope', type: 'string' },
+	/** `<scope>|<key>`: see rowKeyOf. */
 	{ name: 'recordKey', type: 'string' },
 	{ name: 'state', type: 'string' },
 	{ name: 'stateAt', type: 'number' },
@@ -109,6 +110,12 @@ export function latestDone(
 
 type Condition = 'eq' | 'lt';
 
+/** A data table filter of n8n's public API. */
+export interface RecordFilter {
+	type: 'and' | 'or';
+	filters: Array<{ columnName: string; condition: Condition; value: unknown }>;
+}
+
 /** A data table filter (n8n public API): every condition must hold. */
 export function filterOf(
 	conditions: Array<[column: string, condition: Condition, value: unknown]>,
@@ -119,9 +126,26 @@ export function filterOf(
 	};
 }
 
-export const keyFilter = (scope: string, recordKey: string, state?: RecordState) =>
+/**
+ * The row key of a piece of work: its scope and its key together, so that one equality (or a list
+ * of them) finds exactly one piece of work's rows.
+ */
+export const rowKeyOf = (scope: string, key: string) => `${scope}|${key}`;
+
+export const keyFilter = (rowKey: string, state?: RecordState) =>
 	filterOf([
-		['scope', 'eq', scope],
-		['recordKey', 'eq', recordKey],
+		['recordKey', 'eq', rowKey],
 		...(state === undefined ? [] : [['state', 'eq', state] as [string, Condition, unknown]]),
 	]);
+
+/** Rows of any of these row keys (one request for a batch of deliveries). */
+export const anyKeyFilter = (rowKeys: string[]): RecordFilter => ({
+	type: 'or' as const,
+	filters: rowKeys.map((value) => ({ columnName: 'recordKey', condition: 'eq' as const, value })),
+});
+
+/** Rows with any of these ids. */
+export const anyIdFilter = (ids: number[]): RecordFilter => ({
+	type: 'or' as const,
+	filters: ids.map((value) => ({ columnName: 'id', condition: 'eq' as const, value })),
+});
