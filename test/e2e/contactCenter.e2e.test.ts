@@ -826,7 +826,7 @@ describe('trigger endpoints with signed requests (undici)', () => {
 		expect(await counts()).toEqual({ ...before, notification: before.notification + 1 });
 	});
 
-	test('write back: a version 3 trigger whose record credential cannot reach the record refuses to activate, naming the credential', async () => {
+	test('write back: a version 3 trigger whose record credential cannot reach the record refuses to activate or answers every call 503 without a run, naming what n8n answered', async () => {
 		const credential = await rt.publicApi(instance(), 'POST', '/credentials', {
 			name: 'e2e record with a wrong key',
 			type: 'contactCenterRecordApi',
@@ -851,8 +851,28 @@ describe('trigger endpoints with signed requests (undici)', () => {
 			() => 'activated',
 			(error: Error) => error.message,
 		);
-		expect(refusal).toContain('The write back record cannot be used');
-		expect(refusal).toContain('401');
+		report(`[e2e] activation with an unusable record credential: ${refusal.slice(0, 300)}`);
+		if (refusal === 'activated') {
+			// n8n 2.41.1 activated it through the public API all the same: each call must then refuse.
+			const url = await waitFor(
+				async () =>
+					(await rt.registeredWebhooks(instance())).find((r: Json) => r.workflowId === created.id)
+						?.url,
+				{ what: 'the webhook of the workflow with an unusable record' },
+			);
+			await rt.waitForWebhook(url);
+			const key = `wb-${Date.now()}-unusable-record`;
+			const res = await postSigned(url, writeBack(key, 'conv-x'), { secret: secret('writeBack') });
+			expect({ status: res.status, message: String(res.json?.message) }).toEqual({
+				status: 503,
+				message: expect.stringContaining('The write back record could not be read'),
+			});
+			expect(res.json.message).toContain('401');
+			expect(await executionsOf(created.id)).toEqual([]);
+		} else {
+			expect(refusal).toContain('The write back record cannot be used');
+			expect(refusal).toContain('401');
+		}
 	});
 
 	test('write back: with 100,000 keys in the record (72 hours at 33,000 a day), a key answered 71 hours ago is still a duplicate and new keys run', async () => {

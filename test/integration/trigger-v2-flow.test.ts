@@ -328,10 +328,11 @@ describe('Contact Center Trigger v2: lookup answered by the trigger when no Resp
 		expect(result.status).toBe(500);
 	});
 
-	it('leaves a failed lookup run to n8n (500), not 404', async () => {
+	it('answers a failed lookup run 500 itself (n8n 2.33 to 2.37 would answer 200 first), not 404', async () => {
 		const result = await deliver(flowFor({ endpoint: 'lookup' }), signed({ failThisRun: true }));
 		expect(result.status).toBe(500);
-		expect(result.body).toEqual({ message: 'Error in workflow' });
+		const body = typeof result.body === 'string' ? JSON.parse(result.body) : result.body;
+		expect(body).toEqual({ message: 'The workflow run failed; the call was not processed' });
 	});
 });
 
