@@ -140,7 +140,7 @@ export class ContactCenterTrigger implements INodeType {
 			},
 			{
 				displayName:
-					'Paste this node\'s Production URL (see "Webhook URLs" above) into the service as the Write Back URL under Settings -> Integration & APIs -> CRM, put the secret key the service then shows into the signing secret credential, and activate the workflow. Each delivery runs the workflow once: the processed keys are kept in an n8n data table through n8n\'s API, so also select a "Contact Center Record API" credential (an n8n API key; the table is created at activation). A redelivery of a processed event is answered as a duplicate and runs nothing.',
+					'Paste this node\'s Production URL (see "Webhook URLs" above) into the service as the Write Back URL under Settings -> Integration & APIs -> CRM, put the secret key the service then shows into the signing secret credential, and activate the workflow. Each delivery runs the workflow once: the processed keys are kept in an n8n data table through n8n\'s API, so also select a "Contact Center Record API" credential (an n8n API key of this instance; its data table is created when first needed). A redelivery of a processed event is answered as a duplicate and runs nothing.',
 				name: 'writeBackNoticeV3',
 				type: 'notice',
 				default: '',

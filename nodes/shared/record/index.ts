@@ -16,7 +16,6 @@ import {
 	anyIdFilter,
 	anyKeyFilter,
 	keyFilter,
-	latestDone,
 	rowKeyOf,
 	rowsOf,
 	type RecordFilter,
@@ -399,23 +398,6 @@ export const durableRecord = {
 				return { state: decision.state };
 			}
 			return { state: 'running' };
-		});
-	},
-
-	/** Whether the key was done within the retention (nothing is written). */
-	async find(
-		context: RecordContext,
-		scope: string,
-		key: string,
-		windows: RecordWindows = DEFAULT_RECORD_WINDOWS,
-	): Promise<{ at: number; detail: string } | undefined> {
-		return await onTable(context, async (tableId, target) => {
-			const done = latestDone(
-				await rowsOfKey(context, target, tableId, rowKeyOf(scope, key)),
-				Date.now(),
-				windows,
-			);
-			return done === undefined ? undefined : { at: done.stateAt, detail: done.detail };
 		});
 	},
 
