@@ -6,6 +6,7 @@ import {
 	type INodeTypeDescription,
 } from 'n8n-workflow';
 
+import { RECORD_CREDENTIAL } from '../shared/record';
 import * as crmLookup from './actions/crmLookup';
 import * as metric from './actions/metric';
 import * as proactiveMessage from './actions/proactiveMessage';
@@ -20,7 +21,8 @@ export class ContactCenter implements INodeType {
 			dark: 'file:../../icons/contactCenter.dark.svg',
 		},
 		group: ['output'],
-		version: 1,
+		version: [1, 2],
+		defaultVersion: 2,
 		subtitle:
 			'={{ {"proactiveMessage:send": "Send Message", "proactiveMessage:getStatus": "Get Message Status", "proactiveMessage:getFailed": "Get Failed Messages", "metric:get": "Get Metric", "metric:getSnapshot": "Get Metric Snapshot", "crmLookup:respond": "Respond to Lookup"}[$parameter["resource"] + ":" + $parameter["operation"]] }}',
 		description:
@@ -35,6 +37,18 @@ export class ContactCenter implements INodeType {
 				required: true,
 				// Respond to Lookup answers n8n's pending webhook request and calls no API.
 				displayOptions: { hide: { resource: ['crmLookup'] } },
+			},
+			{
+				name: RECORD_CREDENTIAL,
+				required: true,
+				displayOptions: {
+					show: {
+						'@version': [2],
+						resource: ['proactiveMessage'],
+						operation: ['send'],
+						sendOnce: ['message', 'customKey'],
+					},
+				},
 			},
 		],
 		properties: [

@@ -33,6 +33,7 @@ describe('Contact Center: Proactive Message -> Send', () => {
 			contact: '+15551230001',
 			messageType: 'text',
 			attempts: 1,
+			sentAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
 		});
 		expect(json[1].contact).toBe('+15551230002');
 		expect(sendsOf().map((r) => r.body)).toEqual([
@@ -242,12 +243,17 @@ describe('Contact Center: Send when the limit cannot be met', () => {
 		rateLimitResponse: 'errors400',
 	});
 
-	it('gives up after the documented retries and says plainly that the message was not sent', async () => {
+	it('waits for room up to Rate Limit Wait, then says plainly that the message was not sent', async () => {
 		const { json, error } = await runContactCenter(
 			fixture.credentials,
 			sendParameters({
 				contact: '={{ $json.phone }}',
-				options: { rateLimitMessages: 1000, rateLimitPeriodSeconds: 1 },
+				// Waits of 1, 2, 4 ... 512 ms, then one period (1 s) would pass the 1.2 s bound.
+				options: {
+					rateLimitMessages: 1000,
+					rateLimitPeriodSeconds: 1,
+					rateLimitMaxWaitMinutes: 0.02,
+				},
 			}),
 			[{ phone: '+15551260001' }, { phone: '+15551260002' }],
 			true,
@@ -262,9 +268,9 @@ describe('Contact Center: Send when the limit cannot be met', () => {
 			contact: '+15551260002',
 		});
 		expect(json[1].error).toBe(
-			'The service\'s send rate limit was reached (tried 7 times): "Rate limit exceeded: at most 1 messages per 600000 ms per organization"',
+			'The service\'s send rate limit was reached (tried 11 times): "Rate limit exceeded: at most 1 messages per 600000 ms per organization"',
 		);
 		expect(json[1].errorDescription).toContain('The message was not sent.');
-		expect(fixture.sim.counters.sendsRefusedRateLimit).toBe(7);
+		expect(fixture.sim.counters.sendsRefusedRateLimit).toBe(11);
 	});
 });

@@ -48,6 +48,9 @@ export const sendParameters = (overrides: INodeParameters = {}): INodeParameters
 	channel: 'Support SMS',
 	contact: '+15551230001',
 	text: 'Your order has shipped',
+	// Send Once keeps its record in an n8n data table through n8n's public API: it is tested in the
+	// e2e suites against a real n8n; here each send is sent.
+	sendOnce: 'off',
 	...overrides,
 });
 

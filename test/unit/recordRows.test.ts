@@ -44,7 +44,10 @@ describe('decideClaim', () => {
 
 	test('a running row older than the claim window is taken as dead', () => {
 		const stale = row(3, 'running', DEFAULT_RECORD_WINDOWS.claimMs + 1);
-		expect(decideClaim([stale, row(8, 'running')], 8, NOW).state).toBe('claimed');
+		expect(decideClaim([stale, row(8, 'running')], 8, NOW)).toEqual({
+			state: 'claimed',
+			abandonedAt: stale.stateAt,
+		});
 		const live = row(3, 'running', DEFAULT_RECORD_WINDOWS.claimMs - 1000);
 		expect(decideClaim([live, row(8, 'running')], 8, NOW).state).toBe('running');
 	});

@@ -2,6 +2,7 @@ import {
 	MAX_RETRY_AFTER_MS,
 	MAX_SEND_RETRIES,
 	resolveRateLimit,
+	rateLimitDelayMs,
 	retryDelayMs,
 	sendIntervalMs,
 	SendPacer,
@@ -93,3 +94,23 @@ describe('send pacing', () => {
 		expect(retryDelayMs(1, 1000, MAX_RETRY_AFTER_MS + 1)).toBeUndefined();
 	});
 });
+
+describe('rateLimitDelayMs', () => {
+	const limit = { messages: 60, periodMs: 60_000 };
+
+	it('follows Retry-After however long, while the total wait stays within the bound', () => {
+		expect(rateLimitDelayMs(1, limit, 0, 3_600_000, 300_000)).toBe(300_000);
+		expect(rateLimitDelayMs(9, limit, 3_000_000, 3_600_000, 500_000)).toBe(500_000);
+		expect(rateLimitDelayMs(9, limit, 3_200_000, 3_600_000, 500_000)).toBeUndefined();
+	});
+
+	it('without Retry-After doubles from one send interval up to one rate period, never giving up early', () => {
+		const delays = [1, 2, 3, 7, 8, 20].map((n) => rateLimitDelayMs(n, limit, 0, 3_600_000));
+		expect(delays).toEqual([1000, 2000, 4000, 60_000, 60_000, 60_000]);
+	});
+
+	it('a bound of 0 fails the first refusal', () => {
+		expect(rateLimitDelayMs(1, limit, 0, 0, 1000)).toBeUndefined();
+	});
+});
+

@@ -85,7 +85,7 @@ function describeFailure(
 		case 'rateLimited':
 			return {
 				message: `The service's send rate limit was reached${tried}${said}`,
-				description: `The service accepts a limited number of messages per period for your organization. Set 'Rate Limit Messages' and 'Rate Limit Period (Seconds)' to the limit of your account, or send this item again later.${notSent}`,
+				description: `The service accepts a limited number of messages per period for your organization. Set 'Rate Limit Messages' and 'Rate Limit Period (Seconds)' to the limit of your account, raise 'Rate Limit Wait (Minutes)' when other senders share the limit, or send this item again later.${notSent}`,
 			};
 		case 'unauthorized':
 			return {

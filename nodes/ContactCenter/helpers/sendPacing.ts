@@ -53,6 +53,26 @@ export const MAX_SEND_RETRIES = 6;
 /** A Retry-After longer than this is not waited for: the item fails and says so. */
 export const MAX_RETRY_AFTER_MS = 120_000;
 
+export const DEFAULT_RATE_LIMIT_WAIT_MINUTES = 60;
+
+/**
+ * Delay before sending again after a rate-limit refusal, or undefined once the message has waited
+ * `maxWaitMs` in all. A refusal means the message was not sent, so waiting is always safe: the
+ * service's Retry-After is followed however long it is, otherwise the wait doubles from one send
+ * interval up to one rate period (`refusals` counts this message's refusals so far, 1-based).
+ */
+export function rateLimitDelayMs(
+	refusals: number,
+	limit: RateLimit,
+	waitedMs: number,
+	maxWaitMs: number,
+	retryAfterMs?: number,
+): number | undefined {
+	const backOff = Math.min(sendIntervalMs(limit) * 2 ** (refusals - 1), limit.periodMs);
+	const delay = retryAfterMs ?? backOff;
+	return waitedMs + delay > maxWaitMs ? undefined : delay;
+}
+
 export function sendIntervalMs({ messages, periodMs }: RateLimit): number {
 	return periodMs / messages;
 }

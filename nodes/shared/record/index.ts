@@ -10,9 +10,11 @@ import {
 
 import {
 	DEFAULT_RECORD_WINDOWS,
+	MAX_RECORD_RETENTION_MS,
 	RECORD_COLUMNS,
 	decideClaim,
 	filterOf,
+	latestDone,
 	anyIdFilter,
 	anyKeyFilter,
 	keyFilter,
@@ -29,7 +31,8 @@ export const RECORD_CREDENTIAL = 'contactCenterRecordApi';
 type RecordContext = IExecuteFunctions | IWebhookFunctions | IHookFunctions;
 
 export type ClaimResult =
-	| { state: 'claimed' }
+	/** `abandonedAt`: an earlier claim of the key was left by a process that stopped (see decideClaim). */
+	| { state: 'claimed'; abandonedAt?: number }
 	| { state: 'done'; at: number; detail: string }
 	| { state: 'running' };
 
@@ -325,7 +328,8 @@ async function deleteRows(
 	});
 }
 
-function pruneNowAndThen(context: RecordContext, windows: RecordWindows, now: number) {
+/** Removes rows past the longest retention any user of the table may ask for. */
+function pruneNowAndThen(context: RecordContext, now: number) {
 	void onTable(context, async (tableId, target) => {
 		if (now - (lastPruned.get(tableId) ?? 0) < PRUNE_EVERY_MS) return;
 		lastPruned.set(tableId, now);
@@ -333,7 +337,7 @@ function pruneNowAndThen(context: RecordContext, windows: RecordWindows, now: nu
 			context,
 			target,
 			tableId,
-			filterOf([['stateAt', 'lt', now - windows.retentionMs]]),
+			filterOf([['stateAt', 'lt', now - MAX_RECORD_RETENTION_MS]]),
 		);
 	}).catch((error: Error) => {
 		context.logger.warn(`Contact Center record: removing expired rows failed: ${error.message}`);
@@ -392,13 +396,27 @@ export const durableRecord = {
 				);
 				if (decision.state === 'lost') continue;
 				if (decision.state !== 'claimed') await deleteRow(context, target, tableId, ownId);
-				pruneNowAndThen(context, windows, now);
+				pruneNowAndThen(context, now);
 				if (decision.state === 'done')
 					return { state: 'done', at: decision.row.stateAt, detail: decision.row.detail };
-				return { state: decision.state };
+				return decision;
 			}
 			return { state: 'running' };
 		});
+	},
+
+	/** The latest `done` row of the key within the retention, if any (a read only: claims nothing). */
+	async findDone(
+		context: RecordContext,
+		scope: string,
+		key: string,
+		windows: RecordWindows = DEFAULT_RECORD_WINDOWS,
+	): Promise<{ at: number; detail: string } | undefined> {
+		const rowKey = rowKeyOf(scope, key);
+		const done = await onTable(context, async (tableId, target) =>
+			latestDone(await rowsOfKey(context, target, tableId, rowKey), Date.now(), windows),
+		);
+		return done === undefined ? undefined : { at: done.stateAt, detail: done.detail };
 	},
 
 	/**

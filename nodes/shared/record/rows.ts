@@ -34,14 +34,18 @@ export interface RecordWindows {
 	claimMs: number;
 }
 
+/** Rows older than this are removed; no user of the record may ask for a longer retention. */
+export const MAX_RECORD_RETENTION_MS = 72 * 60 * 60 * 1000;
+
 export const DEFAULT_RECORD_WINDOWS: RecordWindows = {
 	// The service's write back retries span 63 hours (1 + 2 + 4 + 8 + 16 + 32); a margin for clock skew.
-	retentionMs: 72 * 60 * 60 * 1000,
+	retentionMs: MAX_RECORD_RETENTION_MS,
 	claimMs: 15 * 60 * 1000,
 };
 
 export type ClaimDecision =
-	| { state: 'claimed' }
+	/** `abandonedAt`: when the latest claim older than the claim window was taken (its process died). */
+	| { state: 'claimed'; abandonedAt?: number }
 	| { state: 'done'; row: RecordRow }
 	| { state: 'running' }
 	/** Our own row is gone (a failed run released the key meanwhile): claim again. */
@@ -87,14 +91,17 @@ export function decideClaim(
 ): ClaimDecision {
 	const done = latestDone(rows, now, windows);
 	if (done) return { state: 'done', row: done };
-	const live = rows
-		.filter(
-			(row) =>
-				row.state === 'running' && (row.id === ownId || row.stateAt >= now - windows.claimMs),
-		)
-		.sort((a, b) => a.id - b.id);
+	const isLive = (row: RecordRow) => row.id === ownId || row.stateAt >= now - windows.claimMs;
+	const running = rows.filter((row) => row.state === 'running');
+	const live = running.filter(isLive).sort((a, b) => a.id - b.id);
 	if (!live.some((row) => row.id === ownId)) return { state: 'lost' };
-	return live[0].id === ownId ? { state: 'claimed' } : { state: 'running' };
+	if (live[0].id !== ownId) return { state: 'running' };
+	const abandoned = running
+		.filter((row) => !isLive(row) && row.stateAt >= now - windows.retentionMs)
+		.map((row) => row.stateAt);
+	return abandoned.length > 0
+		? { state: 'claimed', abandonedAt: Math.max(...abandoned) }
+		: { state: 'claimed' };
 }
 
 /** The latest `done` row within the retention, if any. */

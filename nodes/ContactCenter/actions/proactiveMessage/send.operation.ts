@@ -2,6 +2,7 @@ import {
 	NodeOperationError,
 	sleep,
 	type IDataObject,
+	type IDisplayOptions,
 	type IExecuteFunctions,
 	type INodeExecutionData,
 	type INodeProperties,
@@ -9,9 +10,24 @@ import {
 
 import { processItems } from '../../helpers/items';
 import { MAY_HAVE_BEEN_SENT, toNodeError, withNotSent } from '../../helpers/nodeErrors';
+import { DEFAULT_RECORD_WINDOWS, type RecordWindows } from '../../../shared/record/rows';
+import { durableRecord } from '../../../shared/record';
+import {
+	DEFAULT_SEND_ONCE_HOURS,
+	MAX_SEND_ONCE_HOURS,
+	messageSendOnceKey,
+	parseSentDetail,
+	sendOnceScopeOf,
+	sendOnceWindowMs,
+	sentDetailText,
+	type MessageIdentity,
+	type SendOnceMode,
+} from '../../helpers/sendOnce';
 import {
 	DEFAULT_RATE_LIMIT_MESSAGES,
 	DEFAULT_RATE_LIMIT_PERIOD_SECONDS,
+	DEFAULT_RATE_LIMIT_WAIT_MINUTES,
+	rateLimitDelayMs,
 	resolveRateLimit,
 	retryDelayMs,
 	SendPacer,
@@ -25,7 +41,7 @@ import { addFinalStatuses } from './finalStatus';
 const DEFAULT_SEND_TIMEOUT_SECONDS = 30;
 
 /** What an output item says about its message, in words that read well in a spreadsheet. */
-export type SendOutcome = 'sent' | 'not sent' | 'may have been sent';
+export type SendOutcome = 'sent' | 'already sent' | 'not sent' | 'may have been sent';
 
 /** The service answered without a correlationId: it probably queued the message. */
 class UnconfirmedSendError extends NodeOperationError {
@@ -45,7 +61,7 @@ function outcomeOfError(error: unknown): { outcome: SendOutcome; possibleDuplica
 	};
 }
 
-const show = (extra: Record<string, string[]> = {}) => ({
+const show = (extra: NonNullable<IDisplayOptions['show']> = {}) => ({
 	show: { resource: ['proactiveMessage'], operation: ['send'], ...extra },
 });
 
@@ -223,6 +239,55 @@ export const description: INodeProperties[] = [
 		],
 	},
 	{
+		displayName: 'Send Once',
+		name: 'sendOnce',
+		type: 'options',
+		default: 'message',
+		description:
+			'Whether a message this workflow already sent is skipped, so that a rerun or an n8n Retry after a crash messages nobody twice. Needs a Contact Center Record API credential: the record of sent messages is an n8n data table.',
+		options: [
+			{
+				name: 'Same Message Once',
+				value: 'message',
+				description:
+					'Skip the item when this workflow sent the same message (medium, channel, contact, text or template, metadata) within the Send Once Period',
+			},
+			{
+				name: 'Once per Key',
+				value: 'customKey',
+				description:
+					'Skip the item when this workflow sent a message with the same Send Once Key within the Send Once Period',
+			},
+			{
+				name: 'Off',
+				value: 'off',
+				description:
+					'Send every item. A rerun or Retry sends again what was already sent; no record is needed.',
+			},
+		],
+		displayOptions: show({ '@version': [2] }),
+	},
+	{
+		displayName: 'Send Once Key',
+		name: 'sendOnceKey',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'e.g. {{ $json.contact }}-{{ $today.toISODate() }}',
+		description:
+			'The same key means the same message: an item whose key was sent within the Send Once Period is skipped. E.g. the contact and the date for one reminder per contact per day.',
+		displayOptions: show({ '@version': [2], sendOnce: ['customKey'] }),
+	},
+	{
+		displayName: 'Send Once Period (Hours)',
+		name: 'sendOncePeriodHours',
+		type: 'number',
+		typeOptions: { minValue: 0.01, maxValue: MAX_SEND_ONCE_HOURS, numberPrecision: 2 },
+		default: DEFAULT_SEND_ONCE_HOURS,
+		description: `How long a sent message blocks the same message (or key) from being sent again, at most ${MAX_SEND_ONCE_HOURS}`,
+		displayOptions: show({ '@version': [2], sendOnce: ['message', 'customKey'] }),
+	},
+	{
 		displayName: 'Options',
 		name: 'options',
 		type: 'collection',
@@ -267,6 +332,15 @@ export const description: INodeProperties[] = [
 				default: DEFAULT_RATE_LIMIT_PERIOD_SECONDS,
 				description:
 					"W in the service's limit of N messages per W seconds. Sends are spread evenly, one every W / N seconds, and never more than N go out within any W seconds.",
+			},
+			{
+				displayName: 'Rate Limit Wait (Minutes)',
+				name: 'rateLimitMaxWaitMinutes',
+				type: 'number',
+				typeOptions: { minValue: 0 },
+				default: DEFAULT_RATE_LIMIT_WAIT_MINUTES,
+				description:
+					"How long one message may wait in all for room in the service's rate limit (other senders of your organization use it too) before its item fails as not sent. A refused message was not sent, so waiting never sends it twice.",
 			},
 			{
 				displayName: 'Rate Window (Seconds) (Old Setting)',
@@ -317,6 +391,7 @@ export const description: INodeProperties[] = [
 ];
 
 interface SendOptions extends RateLimitOptions {
+	rateLimitMaxWaitMinutes?: number;
 	retryAmbiguousFailures?: boolean;
 	sendTimeout?: number;
 	waitForFinalStatus?: boolean;
@@ -429,16 +504,102 @@ function buildSendBody(this: IExecuteFunctions, i: number) {
 	};
 }
 
+/** Where and under which key one item's message is recorded, or undefined when Send Once is off. */
+interface SendOnceTarget {
+	scope: string;
+	key: string;
+	windows: RecordWindows;
+}
+
+function sendOnceTargetOf(
+	this: IExecuteFunctions,
+	i: number,
+	message: MessageIdentity,
+): SendOnceTarget | undefined {
+	if (this.getNode().typeVersion < 2) return undefined;
+	const mode = String(this.getNodeParameter('sendOnce', i, 'message')) as SendOnceMode;
+	if (mode === 'off') return undefined;
+	const retentionMs = sendOnceWindowMs(this.getNodeParameter('sendOncePeriodHours', i, undefined));
+	if (retentionMs === undefined) {
+		throw fieldError.call(
+			this,
+			i,
+			`'Send Once Period (Hours)' must be a number of hours above 0 and at most ${MAX_SEND_ONCE_HOURS}`,
+			`Enter how long a sent message blocks the same message, e.g. ${DEFAULT_SEND_ONCE_HOURS}`,
+		);
+	}
+	let key: string;
+	if (mode === 'customKey') {
+		key = String(this.getNodeParameter('sendOnceKey', i, '')).trim();
+		if (key === '') {
+			throw fieldError.call(
+				this,
+				i,
+				"'Send Once Key' is empty",
+				"Enter a key that names the message, e.g. {{ $json.contact }}-{{ $today.toISODate() }}, or set 'Send Once' to 'Same Message Once' or 'Off'",
+			);
+		}
+	} else {
+		key = messageSendOnceKey(message);
+	}
+	return {
+		scope: sendOnceScopeOf(this.getWorkflow().id),
+		key,
+		windows: { ...DEFAULT_RECORD_WINDOWS, retentionMs },
+	};
+}
+
+/** How one item's send ended, before it becomes an output row. */
+type SendResult =
+	| { kind: 'sent'; response: unknown; attempts: number; uncertainAttempts: number; at: number }
+	| { kind: 'alreadySent'; at: number; detail: string }
+	/** Another run holds the key, or one stopped while it held it: the message may be out. */
+	| { kind: 'heldElsewhere'; since?: number };
+
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const options = this.getNodeParameter('options', 0, {}) as SendOptions;
-	const pacer = new SendPacer(resolveRateLimit(options));
+	const limit = resolveRateLimit(options);
+	const pacer = new SendPacer(limit);
 	const retryAmbiguousFailures = options.retryAmbiguousFailures ?? true;
 	const timeoutMs = (options.sendTimeout ?? DEFAULT_SEND_TIMEOUT_SECONDS) * 1000;
+	const maxRateLimitWaitMs =
+		(options.rateLimitMaxWaitMinutes ?? DEFAULT_RATE_LIMIT_WAIT_MINUTES) * 60_000;
 
-	const sendWithRetries = async (body: IDataObject) => {
+	const releaseQuietly = async (once: SendOnceTarget) => {
+		await durableRecord.release(this, once.scope, once.key).catch((error: Error) => {
+			this.logger.warn(
+				`Contact Center: releasing send once key ${once.key} failed: ${error.message}`,
+			);
+		});
+	};
+
+	/**
+	 * Sends one message, paced and retried. With Send Once the key is claimed right before the
+	 * request (after the pacing wait) and kept until the answer is recorded, so a crash leaves a
+	 * claim only on a message that may really be out; a refusal that sent nothing gives it up.
+	 */
+	const sendWithRetries = async (
+		body: IDataObject,
+		once: SendOnceTarget | undefined,
+	): Promise<SendResult> => {
 		let uncertainAttempts = 0;
+		let retries = 0;
+		let refusals = 0;
+		let waitedForRoomMs = 0;
+		let holding = false;
 		for (let attempt = 1; ; attempt++) {
 			await sleep(pacer.reserveSlot());
+			if (once && !holding) {
+				const claim = await durableRecord.claim(this, once.scope, once.key, once.windows);
+				if (claim.state === 'done')
+					return { kind: 'alreadySent', at: claim.at, detail: claim.detail };
+				if (claim.state === 'running') return { kind: 'heldElsewhere' };
+				if (claim.abandonedAt !== undefined) {
+					await releaseQuietly(once);
+					return { kind: 'heldElsewhere', since: claim.abandonedAt };
+				}
+				holding = true;
+			}
 			const outcome = await contactCenterApiRequest
 				.call(this, 'POST', '/proactive-messaging/', { body, timeoutMs })
 				.then(
@@ -447,21 +608,48 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 				);
 			if (outcome.error === undefined) {
 				pacer.recordAccepted();
-				return { response: outcome.response, attempts: attempt, uncertainAttempts };
+				return {
+					kind: 'sent',
+					response: outcome.response,
+					attempts: attempt,
+					uncertainAttempts,
+					at: Date.now(),
+				};
 			}
 			const { error } = outcome;
-			if (!(error instanceof ServiceRequestError)) throw error;
-			const uncertain = mayHaveReachedService(error.failure);
+			const uncertain =
+				error instanceof ServiceRequestError && mayHaveReachedService(error.failure);
 			if (uncertain) {
 				uncertainAttempts++;
 				// The service may have counted it against its limit.
 				pacer.recordAccepted();
 			}
-			const delay =
-				isRetryable(error.failure) && (retryAmbiguousFailures || !uncertain)
-					? retryDelayMs(attempt, pacer.intervalMs, error.failure.retryAfterMs)
-					: undefined;
+			let delay: number | undefined;
+			if (error instanceof ServiceRequestError && error.failure.kind === 'rateLimited') {
+				refusals++;
+				delay = rateLimitDelayMs(
+					refusals,
+					limit,
+					waitedForRoomMs,
+					maxRateLimitWaitMs,
+					error.failure.retryAfterMs,
+				);
+				if (delay !== undefined) waitedForRoomMs += delay;
+			} else if (
+				error instanceof ServiceRequestError &&
+				isRetryable(error.failure) &&
+				(retryAmbiguousFailures || !uncertain)
+			) {
+				retries++;
+				delay = retryDelayMs(retries, pacer.intervalMs, error.failure.retryAfterMs);
+			}
+			// A claim stays on a message that may be out, so that no later run sends it again.
+			if (once && holding && uncertainAttempts === 0) {
+				await releaseQuietly(once);
+				holding = false;
+			}
 			if (delay === undefined) {
+				if (!(error instanceof ServiceRequestError)) throw error;
 				throw new ServiceRequestError(error.failure, attempt, uncertainAttempts);
 			}
 			pacer.postpone(delay);
@@ -482,14 +670,55 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 		},
 		run: async (i) => {
 			let body: ReturnType<typeof buildSendBody>;
+			let once: SendOnceTarget | undefined;
 			try {
 				body = buildSendBody.call(this, i);
+				once = sendOnceTargetOf.call(this, i, body);
 			} catch (error) {
 				const refusal = toNodeError(this.getNode(), error, i, { operation: 'send' });
 				refusal.description = withNotSent(refusal.description);
 				throw refusal;
 			}
-			const { response, attempts, uncertainAttempts } = await sendWithRetries(body);
+			const { messageType } = readMessage.call(this, i);
+			const message = {
+				medium: body.medium,
+				channel: body.channel,
+				contact: body.contact,
+				messageType,
+				...(once ? { sendOnceKey: once.key } : {}),
+			};
+			const earlier = once
+				? await durableRecord.findDone(this, once.scope, once.key, once.windows)
+				: undefined;
+			const result: SendResult = earlier
+				? { kind: 'alreadySent', ...earlier }
+				: await sendWithRetries(body, once);
+			if (result.kind === 'alreadySent') {
+				const detail = parseSentDetail(result.detail, result.at);
+				return {
+					correlationId: detail.correlationId,
+					sent: true,
+					outcome: 'already sent' satisfies SendOutcome,
+					possibleDuplicate: false,
+					...message,
+					attempts: 0,
+					sentAt: detail.sentAt,
+				};
+			}
+			if (result.kind === 'heldElsewhere') {
+				return {
+					sent: false,
+					outcome: 'may have been sent' satisfies SendOutcome,
+					possibleDuplicate: false,
+					...message,
+					attempts: 0,
+					note:
+						result.since === undefined
+							? 'Not sent by this run: another run is sending this message right now.'
+							: `Not sent by this run: a run that stopped (crash or restart) was sending this message at ${new Date(result.since).toISOString()}. Check it in the service; set Send Once to Off to send it regardless.`,
+				};
+			}
+			const { response, attempts, uncertainAttempts, at } = result;
 			const correlationId = (response as IDataObject | undefined)?.correlationId;
 			if (typeof correlationId !== 'string' || correlationId === '') {
 				const unconfirmed = new UnconfirmedSendError(
@@ -503,17 +732,26 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 				unconfirmed.uncertainAttempts = uncertainAttempts;
 				throw unconfirmed;
 			}
-			const { messageType } = readMessage.call(this, i);
+			const sentAt = new Date(at).toISOString();
+			if (once) {
+				// Not recorded as done, the claim stays: a later run reports the message as one that
+				// may have been sent and does not send it again.
+				await durableRecord
+					.markDone(this, once.scope, once.key, sentDetailText({ correlationId, sentAt }))
+					.catch((error: Error) => {
+						this.logger.warn(
+							`Contact Center: recording message ${correlationId} as sent failed: ${error.message}`,
+						);
+					});
+			}
 			return {
 				correlationId,
 				sent: true,
 				outcome: 'sent' satisfies SendOutcome,
 				possibleDuplicate: uncertainAttempts > 0,
-				medium: body.medium,
-				channel: body.channel,
-				contact: body.contact,
-				messageType,
+				...message,
 				attempts,
+				sentAt,
 			};
 		},
 	});

@@ -1,0 +1,72 @@
+import { createHash } from 'crypto';
+
+/**
+ * Send Once: which messages count as "the same message" and what the record keeps of a send.
+ * The record itself is `nodes/shared/record`; these are the pure parts, unit tested.
+ */
+export type SendOnceMode = 'message' | 'customKey' | 'off';
+
+export const DEFAULT_SEND_ONCE_HOURS = 12;
+export const MAX_SEND_ONCE_HOURS = 72;
+
+/** The fields of a send request that make a message what it is. */
+export interface MessageIdentity {
+	medium: string;
+	channel: string;
+	contact: string;
+	text: string;
+	metadata?: Record<string, unknown>;
+}
+
+/** Keys of every Send node of one workflow share a scope: a Retry and a rerun land in it. */
+export const sendOnceScopeOf = (workflowId: string | undefined) =>
+	`send:${workflowId === undefined || workflowId === '' ? 'unsaved' : workflowId}`;
+
+/**
+ * The default key: the message itself. The contact stays readable (the record's rows can be
+ * searched by it); text and metadata go in as a hash, so a key is short and holds no message text.
+ */
+export function messageSendOnceKey(message: MessageIdentity): string {
+	const metadata = Object.keys(message.metadata ?? {})
+		.sort()
+		.map((key) => [key, String(message.metadata?.[key])]);
+	const digest = createHash('sha256')
+		.update(JSON.stringify([message.medium, message.channel, message.text, metadata]))
+		.digest('hex')
+		.slice(0, 32);
+	return `${message.contact}|${message.medium}|${digest}`;
+}
+
+/** What the record keeps of an accepted send. */
+export interface SentDetail {
+	correlationId: string;
+	/** ISO time the service accepted the message. */
+	sentAt: string;
+}
+
+export const sentDetailText = (detail: SentDetail) => JSON.stringify(detail);
+
+/** Reads a send's detail back; anything else (an older or foreign row) gives empty fields. */
+export function parseSentDetail(text: string, fallbackAt: number): SentDetail {
+	let parsed: unknown;
+	try {
+		parsed = JSON.parse(text);
+	} catch {
+		parsed = undefined;
+	}
+	const value = (parsed ?? {}) as Partial<Record<keyof SentDetail, unknown>>;
+	return {
+		correlationId: typeof value.correlationId === 'string' ? value.correlationId : '',
+		sentAt:
+			typeof value.sentAt === 'string' && value.sentAt !== ''
+				? value.sentAt
+				: new Date(fallbackAt).toISOString(),
+	};
+}
+
+/** The Send Once Period option in ms; undefined when it is not a number of hours the record keeps. */
+export function sendOnceWindowMs(hours: unknown): number | undefined {
+	const value = Number(hours ?? DEFAULT_SEND_ONCE_HOURS);
+	if (!Number.isFinite(value) || value <= 0 || value > MAX_SEND_ONCE_HOURS) return undefined;
+	return value * 60 * 60 * 1000;
+}
