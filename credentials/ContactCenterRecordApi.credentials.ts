@@ -55,7 +55,7 @@ export class ContactCenterRecordApi implements ICredentialType {
 			required: true,
 			placeholder: 'e.g. contact_center_record',
 			description:
-				"The data table that holds the record. Created with its columns in the API key owner's personal project when first needed (when a workflow using it is activated, or at its first write back); keep one per n8n instance.",
+				"The data table that holds the record. Created with its columns in the API key owner's personal project when first needed (when a workflow using it is activated, or at its first write back or Send Once message); keep one per n8n instance.",
 		},
 	];
 

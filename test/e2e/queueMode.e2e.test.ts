@@ -53,6 +53,7 @@ const {
 }: Json = queueHelpersModule;
 
 const SLOW_WRITE_BACK = readFixture('write-back-slow.json');
+const SEND_CAMPAIGN = readFixture('send-campaign.json');
 const WRITES_TABLE = {
 	name: 'e2e_queue_writes',
 	columns: [
@@ -235,8 +236,8 @@ beforeAll(async () => {
 	stack = await qm
 		.startQueueStack({
 			stateDir,
-			extraWorkflows: [SLOW_WRITE_BACK],
-			activate: [SLOW_WRITE_BACK.id],
+			extraWorkflows: [SLOW_WRITE_BACK, SEND_CAMPAIGN],
+			activate: [SLOW_WRITE_BACK.id, SEND_CAMPAIGN.id],
 			dataTables: [WRITES_TABLE],
 			workerEnv: WORKER_ENV,
 			log: (line: string) => report(`[queue] ${line}`),
@@ -718,5 +719,74 @@ describe('queue mode: lookup and signatures', () => {
 		const executions = await settledExecutions(EXAMPLE_WRITE_BACK, before + 1);
 		expect(executions.length).toBe(before + 1);
 		expect(executions.some((e) => keyOf(e, EXAMPLE_TRIGGER) === key)).toBe(false);
+	});
+});
+
+describe('queue mode: Send Once', () => {
+	test('7. a campaign of 90 whose worker is killed (SIGKILL) after 40 accepted, then run again: every contact messaged exactly once', async () => {
+		const sim = stack.simulator as Json;
+		sim.options.sendRateLimit = { limit: 300, windowMs: 60_000 };
+		const campaign = {
+			campaign: `q7-${Date.now()}`,
+			prefix: '77',
+			count: 90,
+			rate: 300,
+			period: 60,
+		};
+		const phones = Array.from(
+			{ length: campaign.count },
+			(_, i) => `+3161${campaign.prefix}${String(i).padStart(4, '0')}`,
+		);
+		const perContact = () => {
+			const counts = new Map<string, number>();
+			for (const m of sim.messages as Json[])
+				if (m.body?.metadata?.campaign === campaign.campaign)
+					counts.set(m.body.contact, (counts.get(m.body.contact) ?? 0) + 1);
+			return counts;
+		};
+		const accepted = () => [...perContact().values()].reduce((a, b) => a + b, 0);
+		const start = async (hook: string) => {
+			const res = await fetch(hook, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify(campaign),
+			});
+			expect(res.status).toBe(200);
+		};
+		const before = (await executionsOf(SEND_CAMPAIGN.id)).length;
+		await start(urls(SEND_CAMPAIGN.id)[0]);
+		await waitFor(async () => accepted() >= 40, {
+			what: '40 messages accepted',
+			timeoutMs: 120_000,
+			intervalMs: 5,
+		});
+		// The worker running the campaign is one of the two: both are killed, then started again.
+		await Promise.all((stack.workers as Json[]).map((w) => qm.killProcess(w)));
+		figure('7. messages accepted when the workers were killed', `${accepted()} of 90`);
+		await Promise.all(
+			(stack.workers as Json[]).map((w) =>
+				qm.startProcess(w, {
+					log: (line: string) => report(`[queue] ${line}`),
+					extraEnv: WORKER_ENV,
+				}),
+			),
+		);
+		const killed = await settledExecutions(SEND_CAMPAIGN.id, before + 1);
+		figure(
+			'7. the killed campaign execution once Bull gave up on it',
+			killed.slice(0, killed.length - before).map((e) => e.status),
+		);
+		await start(urls(SEND_CAMPAIGN.id)[1]);
+		const all = await settledExecutions(SEND_CAMPAIGN.id, killed.length + 1);
+		const rerun = all[0];
+		const rows: Json[] = (runOf(rerun, 'Send campaign')?.[0]?.data?.main?.[0] ?? []).map(
+			(item: Json) => item.json,
+		);
+		figure('7. the rerun (on a worker) Send output', countBy(rows.map((r) => r.outcome)));
+		const counts = perContact();
+		const notOnce = phones.filter((p) => counts.get(p) !== 1);
+		figure('7. contacts not messaged exactly once', notOnce.length);
+		expect(notOnce).toEqual([]);
+		expect(rows).toHaveLength(90);
 	});
 });
