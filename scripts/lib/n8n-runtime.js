@@ -494,6 +494,15 @@ function killGroup(child, signal) {
 	}
 }
 
+/** SIGKILL to the server's process group (n8n and its task runner), as a crash would; resolves once it exited. */
+async function killServer(instance) {
+	const server = instance.server;
+	if (!server) return;
+	instance.server = null;
+	killGroup(server.child, 'SIGKILL');
+	await server.exited;
+}
+
 /** Stops the server (SIGTERM to its process group, SIGKILL after `graceMs`). */
 async function stopServer(instance, { graceMs = 15000 } = {}) {
 	const server = instance.server;
@@ -722,6 +731,7 @@ module.exports = {
 	executeWorkflow,
 	startServer,
 	stopServer,
+	killServer,
 	readLog,
 	packageLoadError,
 	restCall,

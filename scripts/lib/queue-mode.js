@@ -348,17 +348,7 @@ async function stopLeftovers(stateDir, { log = defaultLog } = {}) {
 }
 
 /** SIGKILL to the process group of a running n8n process (the process and its task runner). */
-async function killProcess(instance) {
-	const server = instance.server;
-	if (!server) return;
-	instance.server = null;
-	try {
-		process.kill(-server.child.pid, 'SIGKILL');
-	} catch {
-		server.child.kill('SIGKILL');
-	}
-	await server.exited;
-}
+const killProcess = rt.killServer;
 
 /** Webhooks n8n registered for active workflows, from the shared database: rows of webhook_entity. */
 async function registeredWebhooks(pg) {

@@ -107,8 +107,7 @@ async function killAfter(c: Campaign, after: number) {
 		timeoutMs: 120_000,
 		intervalMs: 5,
 	});
-	process.kill(-instance().server.child.pid, 'SIGKILL');
-	await instance().server.exited;
+	await rt.killServer(instance());
 	const atKill = acceptedCount(c);
 	log(`n8n killed (SIGKILL) with ${atKill} of ${c.count} accepted`);
 	return atKill;
