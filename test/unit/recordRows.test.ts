@@ -28,7 +28,7 @@ describe('decideClaim', () => {
 	test('the oldest live claim wins, whichever process reads first', () => {
 		const rows = [row(5, 'running'), row(6, 'running'), row(9, 'running')];
 		expect(decideClaim(rows, 5, NOW).state).toBe('claimed');
-		expect(decideClaim(rows, 6, NOW).state).toBe('running');
+		expect(decideClaim(rows, 6, NOW)).toEqual({ state: 'running', since: rows[0].stateAt });
 		expect(decideClaim(rows, 9, NOW).state).toBe('running');
 	});
 

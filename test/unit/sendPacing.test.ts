@@ -113,4 +113,3 @@ describe('rateLimitDelayMs', () => {
 		expect(rateLimitDelayMs(1, limit, 0, 0, 1000)).toBeUndefined();
 	});
 });
-

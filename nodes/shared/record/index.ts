@@ -34,7 +34,7 @@ export type ClaimResult =
 	/** `abandonedAt`: an earlier claim of the key was left by a process that stopped (see decideClaim). */
 	| { state: 'claimed'; abandonedAt?: number }
 	| { state: 'done'; at: number; detail: string }
-	| { state: 'running' };
+	| { state: 'running'; since?: number };
 
 const recordFixDescription =
 	'Check the "Contact Center Record API" credential: the n8n API URL must reach this n8n (from every process in queue mode), the API key must be valid and allowed to use data tables, and n8n\'s public API must be enabled.';

@@ -47,7 +47,8 @@ export type ClaimDecision =
 	/** `abandonedAt`: when the latest claim older than the claim window was taken (its process died). */
 	| { state: 'claimed'; abandonedAt?: number }
 	| { state: 'done'; row: RecordRow }
-	| { state: 'running' }
+	/** `since`: when the claim that holds the key was taken. */
+	| { state: 'running'; since: number }
 	/** Our own row is gone (a failed run released the key meanwhile): claim again. */
 	| { state: 'lost' };
 
@@ -95,7 +96,7 @@ export function decideClaim(
 	const running = rows.filter((row) => row.state === 'running');
 	const live = running.filter(isLive).sort((a, b) => a.id - b.id);
 	if (!live.some((row) => row.id === ownId)) return { state: 'lost' };
-	if (live[0].id !== ownId) return { state: 'running' };
+	if (live[0].id !== ownId) return { state: 'running', since: live[0].stateAt };
 	const abandoned = running
 		.filter((row) => !isLive(row) && row.stateAt >= now - windows.retentionMs)
 		.map((row) => row.stateAt);

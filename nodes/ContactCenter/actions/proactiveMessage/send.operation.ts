@@ -554,7 +554,15 @@ type SendResult =
 	| { kind: 'sent'; response: unknown; attempts: number; uncertainAttempts: number; at: number }
 	| { kind: 'alreadySent'; at: number; detail: string }
 	/** Another run holds the key, or one stopped while it held it: the message may be out. */
-	| { kind: 'heldElsewhere'; since?: number };
+	| { kind: 'heldElsewhere'; since?: number; stopped?: boolean };
+
+function heldElsewhereNote(since: number | undefined, stopped: boolean): string {
+	const at = since === undefined ? '' : ` at ${new Date(since).toISOString()}`;
+	const who = stopped
+		? `a run that stopped (a crash or restart) was sending this message${at}`
+		: `another run claimed this message${at}: it is sending it now, or it stopped (a crash or restart) while sending it`;
+	return `Not sent by this run: ${who}. The service may have it: check before sending it again, e.g. with Send Once set to Off.`;
+}
 
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const options = this.getNodeParameter('options', 0, {}) as SendOptions;
@@ -593,10 +601,10 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 				const claim = await durableRecord.claim(this, once.scope, once.key, once.windows);
 				if (claim.state === 'done')
 					return { kind: 'alreadySent', at: claim.at, detail: claim.detail };
-				if (claim.state === 'running') return { kind: 'heldElsewhere' };
+				if (claim.state === 'running') return { kind: 'heldElsewhere', since: claim.since };
 				if (claim.abandonedAt !== undefined) {
 					await releaseQuietly(once);
-					return { kind: 'heldElsewhere', since: claim.abandonedAt };
+					return { kind: 'heldElsewhere', since: claim.abandonedAt, stopped: true };
 				}
 				holding = true;
 			}
@@ -712,10 +720,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 					possibleDuplicate: false,
 					...message,
 					attempts: 0,
-					note:
-						result.since === undefined
-							? 'Not sent by this run: another run is sending this message right now.'
-							: `Not sent by this run: a run that stopped (crash or restart) was sending this message at ${new Date(result.since).toISOString()}. Check it in the service; set Send Once to Off to send it regardless.`,
+					note: heldElsewhereNote(result.since, result.stopped === true),
 				};
 			}
 			const { response, attempts, uncertainAttempts, at } = result;
