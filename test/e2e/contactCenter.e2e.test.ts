@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- test code: JSON read from n8n and the simulator, untyped */
 /**
- * End to end: the packed package installed into a real n8n 2.41.1 (Node 24) the way users install
+ * End to end: the packed package installed into a real n8n (2.41.1, or CONTACT_CENTER_N8N_VERSION: `npm run test:e2e:oldest` runs 2.36.8) on Node 24, the way users install
  * community nodes, the example workflows imported with n8n's CLI, the trigger workflows activated,
  * the action workflows executed with `n8n execute`, and the service played by the project's
  * simulator over HTTP. Nothing is mocked in between. One n8n serves the whole file; the tests run
@@ -144,11 +144,11 @@ afterAll(async () => {
 }, 120_000);
 
 describe('the package in n8n', () => {
-	test('n8n 2.41.1 runs and knows both node types under the community package name', async () => {
+	test(`n8n ${rt.N8N_VERSION} (the version under test) runs and knows both node types under the community package name`, async () => {
 		const settings = await rt.restCall(instance(), 'GET', '/settings', {
 			cookie: instance().cookie,
 		});
-		expect(settings.json.data.versionCli).toBe('2.41.1');
+		expect(settings.json.data.versionCli).toBe(rt.N8N_VERSION);
 		expect(rt.packageLoadError(instance())).toBeUndefined();
 		const res = await fetch(`${instance().baseUrl}/types/nodes.json`, {
 			headers: { cookie: instance().cookie, 'browser-id': rt.BROWSER_ID },

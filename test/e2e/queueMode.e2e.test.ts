@@ -789,4 +789,77 @@ describe('queue mode: Send Once', () => {
 		expect(notOnce).toEqual([]);
 		expect(rows).toHaveLength(90);
 	});
+
+	test('8. two campaigns started at the same moment on the workers, after another sender used up the limit: every contact once, no item in error', async () => {
+		const sim = stack.simulator as Json;
+		const limit = 20;
+		const periodSeconds = 10;
+		sim.options.sendRateLimit = { limit, windowMs: periodSeconds * 1000 };
+		// Earlier sends leave the window first.
+		await rt.sleep(periodSeconds * 1000);
+		const client = sim.options.clients[0];
+		const token = await fetch(`${sim.url}/oauth2/token`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/x-www-form-urlencoded' },
+			body: new URLSearchParams({
+				grant_type: 'client_credentials',
+				client_id: client.clientId,
+				client_secret: client.clientSecret,
+				scope: 'client-read',
+			}).toString(),
+		}).then(async (res) => (await res.json()).access_token);
+		const stamp = Date.now();
+		const otherStart = Date.now();
+		for (let i = 0; i < limit; i++) {
+			const res = await fetch(`${sim.url}/proactive-messaging`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+				body: JSON.stringify({
+					medium: 'TWILIO',
+					channel: 'Other sender',
+					contact: `+316199${String(i).padStart(4, '0')}`,
+					text: 'another sender',
+				}),
+			});
+			expect(res.status).toBe(200);
+		}
+		const campaigns = ['81', '82'].map((prefix) => ({
+			campaign: `q8-${stamp}-${prefix}`,
+			prefix,
+			count: limit,
+			rate: limit,
+			period: periodSeconds,
+		}));
+		const before = (await executionsOf(SEND_CAMPAIGN.id)).length;
+		await Promise.all(
+			campaigns.map(async (campaign, i) => {
+				const res = await fetch(urls(SEND_CAMPAIGN.id)[i], {
+					method: 'POST',
+					headers: { 'content-type': 'application/json' },
+					body: JSON.stringify(campaign),
+				});
+				expect(res.status).toBe(200);
+			}),
+		);
+		const all = await settledExecutions(SEND_CAMPAIGN.id, before + 2);
+		const runs = all.slice(0, 2);
+		const makespanMs = Math.max(...runs.map((e) => Date.parse(e.stoppedAt))) - otherStart;
+		const idealMs = periodSeconds * 1000 + 2 * periodSeconds * 1000;
+		figure(
+			`8. two campaigns of ${limit} after a full window (limit ${limit} per ${periodSeconds} s): makespan / the limit's ideal`,
+			`${(makespanMs / 1000).toFixed(1)} s / ${idealMs / 1000} s = ${(makespanMs / idealMs).toFixed(2)}x (workers: ${runs.map((e) => workerOf(e.id)).join(', ')})`,
+		);
+		const rows: Json[] = runs.flatMap((e) =>
+			(runOf(e, 'Send campaign')?.[0]?.data?.main?.[0] ?? []).map((item: Json) => item.json),
+		);
+		expect(rows.filter((r) => r.error !== undefined)).toEqual([]);
+		expect(rows.map((r) => r.outcome)).toEqual(Array(2 * limit).fill('sent'));
+		for (const campaign of campaigns) {
+			const counts = new Map<string, number>();
+			for (const m of sim.messages as Json[])
+				if (m.body?.metadata?.campaign === campaign.campaign)
+					counts.set(m.body.contact, (counts.get(m.body.contact) ?? 0) + 1);
+			expect([...counts.values()]).toEqual(Array(limit).fill(1));
+		}
+	});
 });
