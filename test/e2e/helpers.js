@@ -130,7 +130,41 @@ function writeBackPayload(idempotencyKey, conversationId, extra = {}) {
 	};
 }
 
+/**
+ * Another sender of the organization: sends one message to each contact straight to the
+ * simulator with the simulator's first client, as a sender outside n8n uses the shared rate limit.
+ */
+async function sendAsOtherSender(sim, contacts, metadata) {
+	const client = sim.options.clients[0];
+	const token = await fetch(`${sim.url}/oauth2/token`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/x-www-form-urlencoded' },
+		body: new URLSearchParams({
+			grant_type: 'client_credentials',
+			client_id: client.clientId,
+			client_secret: client.clientSecret,
+			scope: 'client-read',
+		}).toString(),
+	}).then(async (res) => (await res.json()).access_token);
+	for (const contact of contacts) {
+		const res = await fetch(`${sim.url}/proactive-messaging`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+			body: JSON.stringify({
+				medium: 'TWILIO',
+				channel: 'Other sender',
+				contact,
+				text: 'another sender',
+				...(metadata ? { metadata } : {}),
+			}),
+		});
+		if (res.status !== 200) throw new Error(`the other sender got ${res.status}: ${await res.text()}`);
+	}
+}
+
 module.exports = {
+	isAlive,
+	sendAsOtherSender,
 	sign,
 	postSigned,
 	waitFor,

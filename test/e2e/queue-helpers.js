@@ -7,18 +7,9 @@ const fs = require('node:fs');
 const path = require('node:path');
 const rt = require('../../scripts/lib/n8n-runtime');
 const qm = require('../../scripts/lib/queue-mode');
-const { postSigned } = require('./helpers');
+const { isAlive, postSigned } = require('./helpers');
 
 const RESULTS_FILE = path.join(rt.REPO_ROOT, 'bench', 'results', 'queue-mode.json');
-
-function isAlive(pid) {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch (error) {
-		return error.code === 'EPERM';
-	}
-}
 
 /**
  * A fresh state folder for this run under the git-ignored .n8n-local/. Folders of earlier runs

@@ -40,6 +40,7 @@ const {
 	postSigned,
 	readFixture,
 	report,
+	sendAsOtherSender,
 	waitFor,
 	writeBackPayload: writeBack,
 }: Json = helpersModule;
@@ -797,32 +798,12 @@ describe('queue mode: Send Once', () => {
 		sim.options.sendRateLimit = { limit, windowMs: periodSeconds * 1000 };
 		// Earlier sends leave the window first.
 		await rt.sleep(periodSeconds * 1000);
-		const client = sim.options.clients[0];
-		const token = await fetch(`${sim.url}/oauth2/token`, {
-			method: 'POST',
-			headers: { 'content-type': 'application/x-www-form-urlencoded' },
-			body: new URLSearchParams({
-				grant_type: 'client_credentials',
-				client_id: client.clientId,
-				client_secret: client.clientSecret,
-				scope: 'client-read',
-			}).toString(),
-		}).then(async (res) => (await res.json()).access_token);
 		const stamp = Date.now();
 		const otherStart = Date.now();
-		for (let i = 0; i < limit; i++) {
-			const res = await fetch(`${sim.url}/proactive-messaging`, {
-				method: 'POST',
-				headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-				body: JSON.stringify({
-					medium: 'TWILIO',
-					channel: 'Other sender',
-					contact: `+316199${String(i).padStart(4, '0')}`,
-					text: 'another sender',
-				}),
-			});
-			expect(res.status).toBe(200);
-		}
+		await sendAsOtherSender(
+			sim,
+			Array.from({ length: limit }, (_, i) => `+316199${String(i).padStart(4, '0')}`),
+		);
 		const campaigns = ['81', '82'].map((prefix) => ({
 			campaign: `q8-${stamp}-${prefix}`,
 			prefix,

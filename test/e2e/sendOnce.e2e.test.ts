@@ -13,7 +13,7 @@ import * as helpersModule from './helpers';
 type Json = Record<string, any>;
 const rt: Json = runtimeModule;
 const local: Json = localModule;
-const { freshStateDir, readFixture, report, waitFor }: Json = helpersModule;
+const { freshStateDir, readFixture, report, sendAsOtherSender, waitFor }: Json = helpersModule;
 
 const CAMPAIGN = readFixture('send-campaign.json');
 const KEYED_CAMPAIGN = readFixture('send-campaign-keyed.json');
@@ -239,33 +239,9 @@ describe('Several campaigns share the rate limit', () => {
 		// Earlier tests' sends leave the window first.
 		await rt.sleep(periodSeconds * 1000);
 		// Another sender of the organization uses the whole window.
-		const client = sim().options.clients[0];
-		const token = await fetch(`${sim().url}/oauth2/token`, {
-			method: 'POST',
-			headers: { 'content-type': 'application/x-www-form-urlencoded' },
-			body: new URLSearchParams({
-				grant_type: 'client_credentials',
-				client_id: client.clientId,
-				client_secret: client.clientSecret,
-				scope: 'client-read',
-			}).toString(),
-		}).then(async (res) => (await res.json()).access_token);
 		const other = newCampaign(limit, limit, periodSeconds);
 		const otherStart = Date.now();
-		for (const phone of phonesOf(other)) {
-			const res = await fetch(`${sim().url}/proactive-messaging`, {
-				method: 'POST',
-				headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-				body: JSON.stringify({
-					medium: 'TWILIO',
-					channel: 'Other sender',
-					contact: phone,
-					text: 'another sender',
-					metadata: { campaign: other.campaign },
-				}),
-			});
-			expect(res.status).toBe(200);
-		}
+		await sendAsOtherSender(sim(), phonesOf(other), { campaign: other.campaign });
 
 		const a = newCampaign(limit, limit, periodSeconds);
 		const b = newCampaign(limit, limit, periodSeconds);
