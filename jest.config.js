@@ -5,8 +5,8 @@ const project = (name, extra = {}) => ({
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': tsJest },
   testMatch: [`<rootDir>/test/${name}/**/*.test.ts`],
-  // n8n's state folders hold package.json files of their own.
-  modulePathIgnorePatterns: ['<rootDir>/.n8n-local/'],
+  // n8n's state folders and the pinned n8n runtimes hold package.json files of their own.
+  modulePathIgnorePatterns: ['<rootDir>/.n8n-local/', '<rootDir>/scripts/n8n-runtime/'],
   ...extra,
 });
 

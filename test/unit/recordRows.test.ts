@@ -4,6 +4,7 @@ import {
 	anyKeyFilter,
 	rowKeyOf,
 	decideClaim,
+	doneFilter,
 	keyFilter,
 	latestDone,
 	rowsOf,
@@ -110,5 +111,26 @@ describe('filters', () => {
 			],
 		});
 		expect(anyIdFilter([4, 9]).filters.map((f) => f.value)).toEqual([4, 9]);
+	});
+
+	test('marking done targets a claim by its row id, and by row key only where no id is known', () => {
+		expect(
+			doneFilter([
+				{ rowKey: 'a|1', claimId: 4 },
+				{ rowKey: 'a|2' },
+				{ rowKey: 'a|3', claimId: 9 },
+				{ rowKey: 'a|2' },
+			]),
+		).toEqual({
+			type: 'or',
+			filters: [
+				{ columnName: 'id', condition: 'eq', value: 4 },
+				{ columnName: 'id', condition: 'eq', value: 9 },
+				{ columnName: 'recordKey', condition: 'eq', value: 'a|2' },
+			],
+		});
+		expect(doneFilter([{ rowKey: 'a|1', claimId: 4 }]).filters).toEqual([
+			{ columnName: 'id', condition: 'eq', value: 4 },
+		]);
 	});
 });

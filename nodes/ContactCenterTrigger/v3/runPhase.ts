@@ -3,7 +3,7 @@ import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } f
 import { durableRecord } from '../../shared/record';
 import { idempotencyKeyOf } from '../helpers/dedup';
 import { answerFailedRun, answerWriteBack, jsonResponse, whenRunEnds } from '../shared/runAnswer';
-import { writeBackScopeOf } from './webhookPhase';
+import { CLAIM_ID_FIELD, writeBackScopeOf } from './webhookPhase';
 
 /**
  * The run phase of a write back (trigger version 3), as the first node of the run, in whichever
@@ -13,9 +13,18 @@ import { writeBackScopeOf } from './webhookPhase';
  */
 export async function runWriteBackV3(
 	context: IExecuteFunctions,
-	items: INodeExecutionData[],
+	input: INodeExecutionData[],
 ): Promise<INodeExecutionData[][]> {
-	const key = items.length > 0 ? idempotencyKeyOf(items[0].json) : undefined;
+	const key = input.length > 0 ? idempotencyKeyOf(input[0].json) : undefined;
+	// Absent when n8n did not carry it over (then the key's rows are marked done).
+	const claimId = Number.isInteger(input[0]?.[CLAIM_ID_FIELD])
+		? (input[0][CLAIM_ID_FIELD] as number)
+		: undefined;
+	const items = input.map((item) => {
+		const copy = { ...item };
+		delete copy[CLAIM_ID_FIELD];
+		return copy;
+	});
 	const respond = context.getNodeParameter('respond', 0, 'afterSuccess') as string;
 	const recorded = key !== undefined && context.getMode() !== 'manual';
 	const scope = writeBackScopeOf(context);
@@ -23,7 +32,7 @@ export async function runWriteBackV3(
 	if (respond === 'immediately') {
 		if (recorded) {
 			try {
-				await durableRecord.markDone(context, scope, key);
+				await durableRecord.markDone(context, scope, key, '', claimId);
 			} catch (error) {
 				throw new NodeOperationError(
 					context.getNode(),
@@ -53,7 +62,7 @@ export async function runWriteBackV3(
 		if (outcome !== 'succeeded') return;
 		if (recorded) {
 			try {
-				await durableRecord.markDone(context, scope, key);
+				await durableRecord.markDone(context, scope, key, '', claimId);
 			} catch (error) {
 				const message = `The run succeeded but could not be recorded as processed, so it was answered 500: ${(error as Error).message}`;
 				context.logger.error(`Contact Center Trigger: write back ${key}: ${message}`);

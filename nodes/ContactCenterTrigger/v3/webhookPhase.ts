@@ -11,6 +11,13 @@ export const writeBackScopeOf = (context: { getNode(): { webhookId?: string; id:
 	`writeBack:${context.getNode().webhookId ?? context.getNode().id}`;
 
 /**
+ * Where the webhook call leaves its claim's row id on the item for the run (beside `json`, so the
+ * workflow never sees it), so that the run marks that row done by its id: n8n's data tables index
+ * only the id, and a row key condition scans the table.
+ */
+export const CLAIM_ID_FIELD = 'contactCenterClaimId';
+
+/**
  * The webhook call of a write back (version 3), in whichever n8n process received it: claims the
  * delivery's key in the durable record (an n8n data table, one row per claim) before any run
  * starts. A key done before is answered `duplicate`, one another delivery is running is answered
@@ -25,6 +32,7 @@ export async function handleWriteBackV3(
 	if (!isSelectedWriteBack(context, body)) return answerWithoutRun(context, 'ignored', key);
 
 	// The editor's test URL keeps no record, so that tests never mark production deliveries done.
+	let claimId: number | undefined;
 	if (key !== undefined && context.getMode() !== 'manual') {
 		let claim;
 		try {
@@ -40,9 +48,11 @@ export async function handleWriteBackV3(
 		}
 		if (claim.state === 'done') return answerWithoutRun(context, 'duplicate', key);
 		if (claim.state === 'running') return answerWithoutRun(context, 'inProgress', key);
+		claimId = claim.claimId;
 	}
 
 	const simplify = context.getNodeParameter('simplify', false) as boolean;
-	const item = simplify ? simplifyWriteBack(body) : body;
-	return { workflowData: [context.helpers.returnJsonArray(item)] };
+	const items = context.helpers.returnJsonArray(simplify ? simplifyWriteBack(body) : body);
+	if (claimId !== undefined) items[0][CLAIM_ID_FIELD] = claimId;
+	return { workflowData: [items] };
 }

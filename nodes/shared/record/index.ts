@@ -17,9 +17,11 @@ import {
 	latestDone,
 	anyIdFilter,
 	anyKeyFilter,
+	doneFilter,
 	keyFilter,
 	rowKeyOf,
 	rowsOf,
+	type DoneTarget,
 	type RecordFilter,
 	type RecordRow,
 	type RecordWindows,
@@ -31,8 +33,11 @@ export const RECORD_CREDENTIAL = 'contactCenterRecordApi';
 type RecordContext = IExecuteFunctions | IWebhookFunctions | IHookFunctions;
 
 export type ClaimResult =
-	/** `abandonedAt`: an earlier claim of the key was left by a process that stopped (see decideClaim). */
-	| { state: 'claimed'; abandonedAt?: number }
+	/**
+	 * `claimId`: the claim's row, to pass to markDone. `abandonedAt`: an earlier claim of the key
+	 * was left by a process that stopped (see decideClaim).
+	 */
+	| { state: 'claimed'; claimId: number; abandonedAt?: number }
 	| { state: 'done'; at: number; detail: string }
 	| { state: 'running'; since?: number };
 
@@ -399,6 +404,7 @@ export const durableRecord = {
 				pruneNowAndThen(context, now);
 				if (decision.state === 'done')
 					return { state: 'done', at: decision.row.stateAt, detail: decision.row.detail };
+				if (decision.state === 'claimed') return { ...decision, claimId: ownId };
 				return decision;
 			}
 			return { state: 'running' };
@@ -420,44 +426,48 @@ export const durableRecord = {
 	},
 
 	/**
-	 * Marks the key done: its rows become `done` (one update for the process's concurrent calls
-	 * with the same detail), or a `done` row is added when it has none.
+	 * Marks the key done: its claim's row (`claimId`, from claim) or else every row of the key
+	 * becomes `done` (one update for the process's concurrent calls with the same detail), or a
+	 * `done` row is added when there is none to update.
 	 */
-	async markDone(context: RecordContext, scope: string, key: string, detail = ''): Promise<void> {
+	async markDone(
+		context: RecordContext,
+		scope: string,
+		key: string,
+		detail = '',
+		claimId?: number,
+	): Promise<void> {
+		const done: DoneTarget = { rowKey: rowKeyOf(scope, key), claimId };
 		await onTable(context, async (tableId, target) => {
-			await inBatch(
-				laneOf(`done ${detail}`, target, tableId),
-				rowKeyOf(scope, key),
-				async (rowKeys) => {
-					const stateAt = Date.now();
-					const updated = rowsOf(
-						await api(context, target, 'PATCH', `${rowsPath(tableId)}/update`, {
-							body: {
-								filter: anyKeyFilter([...new Set(rowKeys)]),
-								data: { state: 'done', stateAt, detail },
-								returnData: true,
-							},
-						}),
-					);
-					const missing = [...new Set(rowKeys)].filter(
-						(rowKey) => !updated.some((row) => row.recordKey === rowKey),
-					);
-					if (missing.length > 0) {
-						await api(context, target, 'POST', rowsPath(tableId), {
-							body: {
-								data: missing.map((rowKey) => ({
-									scope: rowKey.slice(0, rowKey.indexOf('|')),
-									recordKey: rowKey,
-									state: 'done',
-									stateAt,
-									detail,
-								})),
-							},
-						});
-					}
-					return rowKeys.map(() => undefined);
-				},
-			);
+			await inBatch(laneOf(`done ${detail}`, target, tableId), done, async (targets) => {
+				const stateAt = Date.now();
+				const updated = rowsOf(
+					await api(context, target, 'PATCH', `${rowsPath(tableId)}/update`, {
+						body: {
+							filter: doneFilter(targets),
+							data: { state: 'done', stateAt, detail },
+							returnData: true,
+						},
+					}),
+				);
+				const missing = [...new Set(targets.map((t) => t.rowKey))].filter(
+					(rowKey) => !updated.some((row) => row.recordKey === rowKey),
+				);
+				if (missing.length > 0) {
+					await api(context, target, 'POST', rowsPath(tableId), {
+						body: {
+							data: missing.map((rowKey) => ({
+								scope: rowKey.slice(0, rowKey.indexOf('|')),
+								recordKey: rowKey,
+								state: 'done',
+								stateAt,
+								detail,
+							})),
+						},
+					});
+				}
+				return targets.map(() => undefined);
+			});
 		});
 	},
 

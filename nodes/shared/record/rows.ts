@@ -157,3 +157,25 @@ export const anyIdFilter = (ids: number[]): RecordFilter => ({
 	type: 'or' as const,
 	filters: ids.map((value) => ({ columnName: 'id', condition: 'eq' as const, value })),
 });
+
+/** A piece of work to mark done: its row key, and its claim's row id when the caller has it. */
+export interface DoneTarget {
+	rowKey: string;
+	claimId?: number;
+}
+
+/**
+ * The rows to mark done: a claim's own row by its id where known, else every row of the key.
+ * n8n's data tables index no column but the id, so each row key condition scans the table and
+ * each id condition does not.
+ */
+export function doneFilter(targets: DoneTarget[]): RecordFilter {
+	const ids = [...new Set(targets.flatMap((target) => target.claimId ?? []))];
+	const keys = [
+		...new Set(targets.filter((target) => target.claimId === undefined).map((t) => t.rowKey)),
+	];
+	return {
+		type: 'or',
+		filters: [...anyIdFilter(ids).filters, ...anyKeyFilter(keys).filters],
+	};
+}

@@ -551,7 +551,15 @@ function sendOnceTargetOf(
 
 /** How one item's send ended, before it becomes an output row. */
 type SendResult =
-	| { kind: 'sent'; response: unknown; attempts: number; uncertainAttempts: number; at: number }
+	| {
+			kind: 'sent';
+			response: unknown;
+			attempts: number;
+			uncertainAttempts: number;
+			at: number;
+			/** The Send Once claim this run holds on the message. */
+			claimId?: number;
+	  }
 	| { kind: 'alreadySent'; at: number; detail: string }
 	/** Another run holds the key, or one stopped while it held it: the message may be out. */
 	| { kind: 'heldElsewhere'; since?: number; stopped?: boolean };
@@ -594,10 +602,10 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 		let retries = 0;
 		let refusals = 0;
 		let waitedForRoomMs = 0;
-		let holding = false;
+		let claimId: number | undefined;
 		for (let attempt = 1; ; attempt++) {
 			await sleep(pacer.reserveSlot());
-			if (once && !holding) {
+			if (once && claimId === undefined) {
 				const claim = await durableRecord.claim(this, once.scope, once.key, once.windows);
 				if (claim.state === 'done')
 					return { kind: 'alreadySent', at: claim.at, detail: claim.detail };
@@ -606,7 +614,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 					await releaseQuietly(once);
 					return { kind: 'heldElsewhere', since: claim.abandonedAt, stopped: true };
 				}
-				holding = true;
+				claimId = claim.claimId;
 			}
 			const outcome = await contactCenterApiRequest
 				.call(this, 'POST', '/proactive-messaging/', { body, timeoutMs })
@@ -622,6 +630,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 					attempts: attempt,
 					uncertainAttempts,
 					at: Date.now(),
+					claimId,
 				};
 			}
 			const { error } = outcome;
@@ -652,9 +661,9 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 				delay = retryDelayMs(retries, pacer.intervalMs, error.failure.retryAfterMs);
 			}
 			// A claim stays on a message that may be out, so that no later run sends it again.
-			if (once && holding && uncertainAttempts === 0) {
+			if (once && claimId !== undefined && uncertainAttempts === 0) {
 				await releaseQuietly(once);
-				holding = false;
+				claimId = undefined;
 			}
 			if (delay === undefined) {
 				if (!(error instanceof ServiceRequestError)) throw error;
@@ -723,7 +732,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 					note: heldElsewhereNote(result.since, result.stopped === true),
 				};
 			}
-			const { response, attempts, uncertainAttempts, at } = result;
+			const { response, attempts, uncertainAttempts, at, claimId } = result;
 			const correlationId = (response as IDataObject | undefined)?.correlationId;
 			if (typeof correlationId !== 'string' || correlationId === '') {
 				const unconfirmed = new UnconfirmedSendError(
@@ -742,7 +751,13 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 				// Not recorded as done, the claim stays: a later run reports the message as one that
 				// may have been sent and does not send it again.
 				await durableRecord
-					.markDone(this, once.scope, once.key, sentDetailText({ correlationId, sentAt }))
+					.markDone(
+						this,
+						once.scope,
+						once.key,
+						sentDetailText({ correlationId, sentAt }),
+						claimId,
+					)
 					.catch((error: Error) => {
 						this.logger.warn(
 							`Contact Center: recording message ${correlationId} as sent failed: ${error.message}`,
