@@ -1,9 +1,12 @@
+import { claimLocally, endLocalClaim } from '../../nodes/ContactCenterTrigger/v2/localClaims';
 import {
-	claimLocally,
-	endLocalClaim,
 	markReceivedHere,
+	productionRunWasReceivedHere,
+	productionRunsStayInThisProcess,
 	wasReceivedHere,
-} from '../../nodes/ContactCenterTrigger/v2/localClaims';
+} from '../../nodes/ContactCenterTrigger/shared/receivedHere';
+import { holdHere, releaseHold } from '../../nodes/ContactCenterTrigger/v3/localHolds';
+import { DEFAULT_RECORD_WINDOWS } from '../../nodes/shared/record/rows';
 import { CLAIM_WINDOW_MS } from '../../nodes/ContactCenterTrigger/helpers/writeBackLedger';
 
 let node = 0;
@@ -53,5 +56,31 @@ describe('claims of deliveries received and run by this process', () => {
 		for (let index = 0; index <= 10000; index++) claimLocally(nodeKey, `fp${index}`, index);
 		expect(claimLocally(nodeKey, 'fp0', 10001)).toBe('claimed');
 		expect(claimLocally(nodeKey, 'fp10000', 10001)).toBe('running');
+	});
+});
+
+describe('where production runs stay (one n8n process) and holds of this process (trigger version 3)', () => {
+	it('learns that runs stay here only from a run whose input is the item its own call made', () => {
+		const copy = JSON.parse(JSON.stringify({ idempotencyKey: 'k9' })) as object;
+		expect(productionRunWasReceivedHere(copy)).toBe(false);
+		expect(productionRunsStayInThisProcess()).toBe(false);
+		const item = { idempotencyKey: 'k9' };
+		markReceivedHere(item);
+		expect(productionRunWasReceivedHere(item)).toBe(true);
+		expect(productionRunsStayInThisProcess()).toBe(true);
+	});
+
+	it('holds a key for one delivery at a time until released', () => {
+		expect(holdHere('s|h1', 0)).toBe(true);
+		expect(holdHere('s|h1', 1000)).toBe(false);
+		expect(holdHere('s|h2', 1000)).toBe(true);
+		releaseHold('s|h1');
+		expect(holdHere('s|h1', 2000)).toBe(true);
+	});
+
+	it('lets a hold lapse after the claim window, like a claim row of a process that died', () => {
+		expect(holdHere('s|h3', 10_000)).toBe(true);
+		expect(holdHere('s|h3', 10_000 + DEFAULT_RECORD_WINDOWS.claimMs - 1)).toBe(false);
+		expect(holdHere('s|h3', 10_000 + DEFAULT_RECORD_WINDOWS.claimMs + 1)).toBe(true);
 	});
 });

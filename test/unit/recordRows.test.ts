@@ -4,7 +4,7 @@ import {
 	anyKeyFilter,
 	rowKeyOf,
 	decideClaim,
-	doneFilter,
+	decideRead,
 	keyFilter,
 	latestDone,
 	rowsOf,
@@ -112,25 +112,24 @@ describe('filters', () => {
 		});
 		expect(anyIdFilter([4, 9]).filters.map((f) => f.value)).toEqual([4, 9]);
 	});
+});
 
-	test('marking done targets a claim by its row id, and by row key only where no id is known', () => {
-		expect(
-			doneFilter([
-				{ rowKey: 'a|1', claimId: 4 },
-				{ rowKey: 'a|2' },
-				{ rowKey: 'a|3', claimId: 9 },
-				{ rowKey: 'a|2' },
-			]),
-		).toEqual({
-			type: 'or',
-			filters: [
-				{ columnName: 'id', condition: 'eq', value: 4 },
-				{ columnName: 'id', condition: 'eq', value: 9 },
-				{ columnName: 'recordKey', condition: 'eq', value: 'a|2' },
-			],
+describe('a read without a claim row of its own', () => {
+	test('done within the retention wins; else the oldest live claim holds the key; else free', () => {
+		expect(decideRead([row(3, 'running'), row(2, 'done', 1000, 'd')], NOW)).toEqual({
+			state: 'done',
+			row: row(2, 'done', 1000, 'd'),
 		});
-		expect(doneFilter([{ rowKey: 'a|1', claimId: 4 }]).filters).toEqual([
-			{ columnName: 'id', condition: 'eq', value: 4 },
-		]);
+		expect(decideRead([row(5, 'running', 1000), row(4, 'running', 2000)], NOW)).toEqual({
+			state: 'running',
+			since: NOW - 2000,
+		});
+		expect(decideRead([], NOW)).toEqual({ state: 'free' });
+	});
+
+	test('a claim older than the claim window (its process died) and an expired done row leave the key free', () => {
+		const stale = row(1, 'running', DEFAULT_RECORD_WINDOWS.claimMs + 1);
+		const expired = row(2, 'done', DEFAULT_RECORD_WINDOWS.retentionMs + 1);
+		expect(decideRead([stale, expired], NOW)).toEqual({ state: 'free' });
 	});
 });

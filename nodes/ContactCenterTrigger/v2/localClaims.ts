@@ -7,31 +7,11 @@ export const nodeKeyOf = (context: IExecuteFunctions | IWebhookFunctions) =>
 	`${context.getWorkflow().id ?? ''}:${context.getNode().id}`;
 
 /**
- * Claims of write back deliveries whose webhook call and run both happen in this n8n process.
- *
- * n8n runs a production execution in the process that received its webhook call, except in queue
- * mode, where a worker runs it from the database (n8n's WorkflowRunner: production executions are
- * enqueued in queue mode, run in the receiving process otherwise; several n8n processes only ever
- * share executions through queue mode). So when the run finds its input item as this process's
- * webhook call made it, one n8n process does everything, and that process's memory sees every
- * delivery of the node that runs at the same time. A queue-mode worker never finds the mark (its
- * input came through the database) and claims in n8n's processed_data instead (runPhase.ts).
- *
- * Nothing here has to outlive the process: a run dies with its process, and a delivery answered
- * 2xx is in the ledger in n8n's database.
+ * Claims of write back deliveries whose webhook call and run both happen in this n8n process (see
+ * ../shared/receivedHere.ts for when that is). A queue-mode worker claims in n8n's processed_data
+ * instead (runPhase.ts). Nothing here has to outlive the process: a run dies with its process, and
+ * a delivery answered 2xx is in the ledger in n8n's database.
  */
-const receivedHere = new WeakSet<object>();
-
-/** Marks the item the webhook call hands to its run. */
-export function markReceivedHere(json: object): void {
-	receivedHere.add(json);
-}
-
-/** Whether the run's input is the item this process's webhook call made. */
-export function wasReceivedHere(json: object): boolean {
-	return receivedHere.has(json);
-}
-
 interface LocalClaim {
 	running: boolean;
 	since: number;

@@ -9,7 +9,8 @@ import { answerFailedRun, answerWriteBack, jsonResponse, whenRunEnds } from '../
 
 import { fingerprintOf, idempotencyKeyOf } from '../helpers/dedup';
 import { LOOKUP_ANSWERED_FLAG, buildLookupHttpResponse } from '../helpers/lookupResponse';
-import { claimLocally, endLocalClaim, nodeKeyOf, wasReceivedHere } from './localClaims';
+import { wasReceivedHere } from '../shared/receivedHere';
+import { claimLocally, endLocalClaim, nodeKeyOf } from './localClaims';
 import {
 	claimItems,
 	claimToken,

@@ -10,7 +10,8 @@ import {
 	type ProcessedRecord,
 } from '../helpers/writeBackLedger';
 import { answerWithoutRun as answer, isSelectedWriteBack } from '../shared/writeBackCall';
-import { markReceivedHere, nodeKeyOf } from './localClaims';
+import { markReceivedHere } from '../shared/receivedHere';
+import { nodeKeyOf } from './localClaims';
 
 /** The part of n8n's (express) response the trigger watches for the run's answer. */
 interface EndableResponse extends MinimalResponse {

@@ -1,38 +1,50 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 
 import { durableRecord } from '../../shared/record';
+import { rowKeyOf } from '../../shared/record/rows';
 import { idempotencyKeyOf } from '../helpers/dedup';
+import { productionRunWasReceivedHere } from '../shared/receivedHere';
 import { answerFailedRun, answerWriteBack, jsonResponse, whenRunEnds } from '../shared/runAnswer';
+import { releaseHold } from './localHolds';
 import { CLAIM_ID_FIELD, writeBackScopeOf } from './webhookPhase';
 
 /**
  * The run phase of a write back (trigger version 3), as the first node of the run, in whichever
  * process runs it. The webhook call already claimed the key; the run records it done in the
  * durable record before the service gets 200, so every key answered 2xx is in the record, and
- * releases it when the run fails (n8n answers 500 and the service's redelivery runs again).
+ * gives the claim up when the run fails (n8n answers 500 and the service's redelivery runs again).
  */
 export async function runWriteBackV3(
 	context: IExecuteFunctions,
 	input: INodeExecutionData[],
 ): Promise<INodeExecutionData[][]> {
 	const key = input.length > 0 ? idempotencyKeyOf(input[0].json) : undefined;
-	// Absent when n8n did not carry it over (then the key's rows are marked done).
+	const respond = context.getNodeParameter('respond', 0, 'afterSuccess') as string;
+	const recorded = key !== undefined && context.getMode() !== 'manual';
+	const scope = writeBackScopeOf(context);
+	// Absent when the claim is a hold of this process, or when n8n did not carry it over.
 	const claimId = Number.isInteger(input[0]?.[CLAIM_ID_FIELD])
 		? (input[0][CLAIM_ID_FIELD] as number)
 		: undefined;
+	const held = recorded && productionRunWasReceivedHere(input[0].json) && claimId === undefined;
 	const items = input.map((item) => {
 		const copy = { ...item };
 		delete copy[CLAIM_ID_FIELD];
 		return copy;
 	});
-	const respond = context.getNodeParameter('respond', 0, 'afterSuccess') as string;
-	const recorded = key !== undefined && context.getMode() !== 'manual';
-	const scope = writeBackScopeOf(context);
+
+	const recordDone = async () => {
+		try {
+			await durableRecord.markDone(context, scope, key as string, '', claimId);
+		} finally {
+			if (held) releaseHold(rowKeyOf(scope, key as string));
+		}
+	};
 
 	if (respond === 'immediately') {
 		if (recorded) {
 			try {
-				await durableRecord.markDone(context, scope, key, '', claimId);
+				await recordDone();
 			} catch (error) {
 				throw new NodeOperationError(
 					context.getNode(),
@@ -49,8 +61,9 @@ export async function runWriteBackV3(
 	}
 	whenRunEnds(context, async (outcome) => {
 		if (outcome === 'failed') {
-			if (recorded) {
-				await durableRecord.release(context, scope, key).catch((error: Error) => {
+			if (held) releaseHold(rowKeyOf(scope, key as string));
+			else if (recorded) {
+				await durableRecord.release(context, scope, key, claimId).catch((error: Error) => {
 					context.logger.warn(
 						`Contact Center Trigger: releasing write back ${key} after its failed run failed (${error.message}); a redelivery within 15 minutes is answered 409`,
 					);
@@ -62,7 +75,7 @@ export async function runWriteBackV3(
 		if (outcome !== 'succeeded') return;
 		if (recorded) {
 			try {
-				await durableRecord.markDone(context, scope, key, '', claimId);
+				await recordDone();
 			} catch (error) {
 				const message = `The run succeeded but could not be recorded as processed, so it was answered 500: ${(error as Error).message}`;
 				context.logger.error(`Contact Center Trigger: write back ${key}: ${message}`);

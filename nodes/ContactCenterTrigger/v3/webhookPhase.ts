@@ -1,10 +1,13 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { durableRecord } from '../../shared/record';
+import { rowKeyOf } from '../../shared/record/rows';
 import { idempotencyKeyOf } from '../helpers/dedup';
 import { writeJsonResponse, type MinimalResponse } from '../helpers/request';
 import { simplifyWriteBack } from '../helpers/simplify';
+import { markReceivedHere, productionRunsStayInThisProcess } from '../shared/receivedHere';
 import { answerWithoutRun, isSelectedWriteBack } from '../shared/writeBackCall';
+import { holdHere, releaseHold } from './localHolds';
 
 /** The record's scope of a write back trigger: its webhook id, kept through renames, imports and API updates. */
 export const writeBackScopeOf = (context: { getNode(): { webhookId?: string; id: string } }) =>
@@ -17,12 +20,45 @@ export const writeBackScopeOf = (context: { getNode(): { webhookId?: string; id:
  */
 export const CLAIM_ID_FIELD = 'contactCenterClaimId';
 
+type Claim =
+	| { state: 'claimed'; claimId?: number }
+	| { state: 'done' }
+	| { state: 'running' };
+
+/**
+ * Claims the key for this delivery. Where this process runs its own deliveries (one n8n process),
+ * the claim is a hold in this process's memory, checked against the record with one read; else a
+ * claim row in the record, shared by every n8n process.
+ */
+async function claimDelivery(
+	context: IWebhookFunctions,
+	scope: string,
+	key: string,
+): Promise<Claim> {
+	const holdKey = rowKeyOf(scope, key);
+	if (!holdHere(holdKey, Date.now())) return { state: 'running' };
+	const heldUntilRunEnds = productionRunsStayInThisProcess();
+	let claim: Claim = { state: 'running' };
+	try {
+		if (heldUntilRunEnds) {
+			const found = await durableRecord.check(context, scope, key);
+			claim = found.state === 'free' ? { state: 'claimed' } : found;
+		} else {
+			const found = await durableRecord.claim(context, scope, key);
+			claim = found.state === 'claimed' ? { state: 'claimed', claimId: found.claimId } : found;
+		}
+		return claim;
+	} finally {
+		// Kept only by a delivery claimed by its hold: its run (in this process) releases it.
+		if (!(heldUntilRunEnds && claim.state === 'claimed')) releaseHold(holdKey);
+	}
+}
+
 /**
  * The webhook call of a write back (version 3), in whichever n8n process received it: claims the
- * delivery's key in the durable record (an n8n data table, one row per claim) before any run
- * starts. A key done before is answered `duplicate`, one another delivery is running is answered
- * `inProgress` (409); neither starts a run. The run (runPhase.ts) marks the key done before the
- * 2xx answer leaves, or releases it when it fails.
+ * delivery's key before any run starts. A key done before is answered `duplicate`, one another
+ * delivery is running is answered `inProgress` (409); neither starts a run. The run
+ * (runPhase.ts) marks the key done before the 2xx answer leaves, or gives it up when it fails.
  */
 export async function handleWriteBackV3(
 	context: IWebhookFunctions,
@@ -31,12 +67,12 @@ export async function handleWriteBackV3(
 	const key = idempotencyKeyOf(body);
 	if (!isSelectedWriteBack(context, body)) return answerWithoutRun(context, 'ignored', key);
 
-	// The editor's test URL keeps no record, so that tests never mark production deliveries done.
 	let claimId: number | undefined;
+	// The editor's test URL keeps no record, so that tests never mark production deliveries done.
 	if (key !== undefined && context.getMode() !== 'manual') {
 		let claim;
 		try {
-			claim = await durableRecord.claim(context, writeBackScopeOf(context), key);
+			claim = await claimDelivery(context, writeBackScopeOf(context), key);
 		} catch (error) {
 			// Without the record a run could not be kept to once: not run, the service delivers again.
 			const message = `The write back record could not be read, so the delivery was not processed: ${(error as Error).message}`;
@@ -53,6 +89,7 @@ export async function handleWriteBackV3(
 
 	const simplify = context.getNodeParameter('simplify', false) as boolean;
 	const items = context.helpers.returnJsonArray(simplify ? simplifyWriteBack(body) : body);
+	markReceivedHere(items[0].json);
 	if (claimId !== undefined) items[0][CLAIM_ID_FIELD] = claimId;
 	return { workflowData: [items] };
 }

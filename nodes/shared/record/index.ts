@@ -17,11 +17,10 @@ import {
 	latestDone,
 	anyIdFilter,
 	anyKeyFilter,
-	doneFilter,
+	decideRead,
 	keyFilter,
 	rowKeyOf,
 	rowsOf,
-	type DoneTarget,
 	type RecordFilter,
 	type RecordRow,
 	type RecordWindows,
@@ -411,6 +410,28 @@ export const durableRecord = {
 		});
 	},
 
+	/**
+	 * What the record says of the key, for a caller that claims without a row of its own (one n8n
+	 * process, see the trigger's local holds): done within the retention, held by a live claim, or
+	 * free. A read only.
+	 */
+	async check(
+		context: RecordContext,
+		scope: string,
+		key: string,
+		windows: RecordWindows = DEFAULT_RECORD_WINDOWS,
+	): Promise<{ state: 'done'; at: number; detail: string } | { state: 'running'; since: number } | { state: 'free' }> {
+		const rowKey = rowKeyOf(scope, key);
+		const now = Date.now();
+		const decision = await onTable(context, async (tableId, target) =>
+			decideRead(await rowsOfKey(context, target, tableId, rowKey), now, windows),
+		);
+		pruneNowAndThen(context, now);
+		if (decision.state === 'done')
+			return { state: 'done', at: decision.row.stateAt, detail: decision.row.detail };
+		return decision;
+	},
+
 	/** The latest `done` row of the key within the retention, if any (a read only: claims nothing). */
 	async findDone(
 		context: RecordContext,
@@ -426,9 +447,9 @@ export const durableRecord = {
 	},
 
 	/**
-	 * Marks the key done: its claim's row (`claimId`, from claim) or else every row of the key
-	 * becomes `done` (one update for the process's concurrent calls with the same detail), or a
-	 * `done` row is added when there is none to update.
+	 * Marks the key done: its claim's row (`claimId`, from claim) becomes `done` (one update by
+	 * row id for the process's concurrent calls with the same detail); without a claim row to
+	 * update, a `done` row is added (a `done` row outweighs any `running` row of its key).
 	 */
 	async markDone(
 		context: RecordContext,
@@ -437,43 +458,48 @@ export const durableRecord = {
 		detail = '',
 		claimId?: number,
 	): Promise<void> {
-		const done: DoneTarget = { rowKey: rowKeyOf(scope, key), claimId };
 		await onTable(context, async (tableId, target) => {
-			await inBatch(laneOf(`done ${detail}`, target, tableId), done, async (targets) => {
-				const stateAt = Date.now();
-				const updated = rowsOf(
-					await api(context, target, 'PATCH', `${rowsPath(tableId)}/update`, {
-						body: {
-							filter: doneFilter(targets),
-							data: { state: 'done', stateAt, detail },
-							returnData: true,
-						},
-					}),
+			if (claimId !== undefined) {
+				const updated = await inBatch(
+					laneOf(`done ${detail}`, target, tableId),
+					claimId,
+					async (ids) => {
+						const rows = rowsOf(
+							await api(context, target, 'PATCH', `${rowsPath(tableId)}/update`, {
+								body: {
+									filter: anyIdFilter([...new Set(ids)]),
+									data: { state: 'done', stateAt: Date.now(), detail },
+									returnData: true,
+								},
+							}),
+						);
+						return ids.map((id) => rows.some((row) => row.id === id));
+					},
 				);
-				const missing = [...new Set(targets.map((t) => t.rowKey))].filter(
-					(rowKey) => !updated.some((row) => row.recordKey === rowKey),
-				);
-				if (missing.length > 0) {
-					await api(context, target, 'POST', rowsPath(tableId), {
-						body: {
-							data: missing.map((rowKey) => ({
-								scope: rowKey.slice(0, rowKey.indexOf('|')),
-								recordKey: rowKey,
-								state: 'done',
-								stateAt,
-								detail,
-							})),
-						},
-					});
-				}
-				return targets.map(() => undefined);
+				if (updated) return;
+			}
+			await insertRow(context, target, tableId, {
+				scope,
+				recordKey: rowKeyOf(scope, key),
+				state: 'done',
+				stateAt: Date.now(),
+				detail,
 			});
 		});
 	},
 
-	/** Gives the key up (the work failed): the next attempt may run it at once. */
-	async release(context: RecordContext, scope: string, key: string): Promise<void> {
+	/**
+	 * Gives the key up (the work failed): its claim's row (`claimId`) is deleted, or without one
+	 * every `running` row of the key, so the next attempt may run it at once.
+	 */
+	async release(
+		context: RecordContext,
+		scope: string,
+		key: string,
+		claimId?: number,
+	): Promise<void> {
 		await onTable(context, async (tableId, target) => {
+			if (claimId !== undefined) return await deleteRow(context, target, tableId, claimId);
 			await deleteRows(context, target, tableId, keyFilter(rowKeyOf(scope, key), 'running'));
 		});
 	},

@@ -105,6 +105,29 @@ export function decideClaim(
 		: { state: 'claimed' };
 }
 
+export type ReadDecision =
+	| { state: 'done'; row: RecordRow }
+	/** `since`: when the claim that holds the key was taken. */
+	| { state: 'running'; since: number }
+	| { state: 'free' };
+
+/**
+ * What the rows of a key say to a caller that holds no row of its own: done within the
+ * retention, held by a live claim (the oldest one's time), or free.
+ */
+export function decideRead(
+	rows: RecordRow[],
+	now: number,
+	windows: RecordWindows = DEFAULT_RECORD_WINDOWS,
+): ReadDecision {
+	const done = latestDone(rows, now, windows);
+	if (done) return { state: 'done', row: done };
+	const live = rows
+		.filter((row) => row.state === 'running' && row.stateAt >= now - windows.claimMs)
+		.sort((a, b) => a.id - b.id);
+	return live.length > 0 ? { state: 'running', since: live[0].stateAt } : { state: 'free' };
+}
+
 /** The latest `done` row within the retention, if any. */
 export function latestDone(
 	rows: RecordRow[],
@@ -157,25 +180,3 @@ export const anyIdFilter = (ids: number[]): RecordFilter => ({
 	type: 'or' as const,
 	filters: ids.map((value) => ({ columnName: 'id', condition: 'eq' as const, value })),
 });
-
-/** A piece of work to mark done: its row key, and its claim's row id when the caller has it. */
-export interface DoneTarget {
-	rowKey: string;
-	claimId?: number;
-}
-
-/**
- * The rows to mark done: a claim's own row by its id where known, else every row of the key.
- * n8n's data tables index no column but the id, so each row key condition scans the table and
- * each id condition does not.
- */
-export function doneFilter(targets: DoneTarget[]): RecordFilter {
-	const ids = [...new Set(targets.flatMap((target) => target.claimId ?? []))];
-	const keys = [
-		...new Set(targets.filter((target) => target.claimId === undefined).map((t) => t.rowKey)),
-	];
-	return {
-		type: 'or',
-		filters: [...anyIdFilter(ids).filters, ...anyKeyFilter(keys).filters],
-	};
-}

@@ -581,8 +581,8 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 	const maxRateLimitWaitMs =
 		(options.rateLimitMaxWaitMinutes ?? DEFAULT_RATE_LIMIT_WAIT_MINUTES) * 60_000;
 
-	const releaseQuietly = async (once: SendOnceTarget) => {
-		await durableRecord.release(this, once.scope, once.key).catch((error: Error) => {
+	const releaseQuietly = async (once: SendOnceTarget, claimId: number) => {
+		await durableRecord.release(this, once.scope, once.key, claimId).catch((error: Error) => {
 			this.logger.warn(
 				`Contact Center: releasing send once key ${once.key} failed: ${error.message}`,
 			);
@@ -611,7 +611,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 					return { kind: 'alreadySent', at: claim.at, detail: claim.detail };
 				if (claim.state === 'running') return { kind: 'heldElsewhere', since: claim.since };
 				if (claim.abandonedAt !== undefined) {
-					await releaseQuietly(once);
+					await releaseQuietly(once, claim.claimId);
 					return { kind: 'heldElsewhere', since: claim.abandonedAt, stopped: true };
 				}
 				claimId = claim.claimId;
@@ -662,7 +662,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 			}
 			// A claim stays on a message that may be out, so that no later run sends it again.
 			if (once && claimId !== undefined && uncertainAttempts === 0) {
-				await releaseQuietly(once);
+				await releaseQuietly(once, claimId);
 				claimId = undefined;
 			}
 			if (delay === undefined) {

@@ -1,0 +1,29 @@
+import { DEFAULT_RECORD_WINDOWS } from '../../shared/record/rows';
+
+/**
+ * The write backs this n8n process is handling right now, by record row key: from the webhook
+ * call until the key is recorded done or given up. In one n8n process (see
+ * ../shared/receivedHere.ts) a hold replaces the claim row in the durable record, so a delivery
+ * costs one read and one insert there instead of an insert, a read and an update; during the
+ * webhook call of a claim in the record it keeps such a delivery from slipping past that claim
+ * before its row is written. Nothing here has to outlive the process: a run dies with it.
+ */
+const holds = new Map<string, number>();
+
+/** A hold lapses like a claim row: a run that never ends blocks redeliveries no longer. */
+const HOLD_LAPSE_MS = DEFAULT_RECORD_WINDOWS.claimMs;
+
+/** Holds the key for the caller unless a live hold of this process has it. */
+export function holdHere(rowKey: string, now: number): boolean {
+	for (const [key, since] of holds) {
+		if (since > now - HOLD_LAPSE_MS) break;
+		holds.delete(key);
+	}
+	if (holds.has(rowKey)) return false;
+	holds.set(rowKey, now);
+	return true;
+}
+
+export function releaseHold(rowKey: string): void {
+	holds.delete(rowKey);
+}
