@@ -950,4 +950,104 @@ describe('trigger endpoints with signed requests (undici)', () => {
 		await rt.waitForWebhook(webhook('writeBack'));
 		for (const key of acceptedOneAfterAnother) await redeliverExpectingDuplicate(key);
 	});
+
+	// After the restart test: it kills n8n, and the trigger node is named as that test left it.
+	test('write back: n8n killed (SIGKILL) while deliveries are in flight, 8 at a time: no key answered 2xx is lost or run again, and every other key is recorded done or runs once when redelivered after the restart', async () => {
+		const id = workflowId('writeBack');
+		const triggerName = 'Write back (renamed)';
+		const stamp = Date.now();
+		const keys = Array.from({ length: 60 }, (_, i) => `kill-${stamp}-${i}`);
+		const deliver = async (key: string) => {
+			try {
+				const res = await postSigned(webhook('writeBack'), writeBack(key, `conv-${key}`), {
+					secret: secret('writeBack'),
+				});
+				return `${res.status} ${res.json?.status ?? ''}`.trim();
+			} catch {
+				return 'no answer';
+			}
+		};
+		const answered = new Map<string, string>();
+		let next = 0;
+		const sending = Promise.all(
+			Array.from({ length: 8 }, async () => {
+				while (next < keys.length) {
+					const key = keys[next++];
+					answered.set(key, await deliver(key));
+				}
+			}),
+		);
+		await waitFor(
+			async () => [...answered.values()].filter((a) => a === '200 processed').length >= 15,
+			{ what: '15 write backs answered processed', intervalMs: 5 },
+		);
+		await rt.killServer(instance());
+		await sending;
+		const before = [...answered.values()];
+		const tally = (answers: string[]) =>
+			answers.reduce<Record<string, number>>((t, a) => ({ ...t, [a]: (t[a] ?? 0) + 1 }), {});
+		report(`[e2e] answers until the SIGKILL: ${JSON.stringify(tally(before))}`);
+		const processedBefore = keys.filter((key) => answered.get(key) === '200 processed');
+		const rest = keys.filter((key) => answered.get(key) !== '200 processed');
+		expect(processedBefore.length).toBeGreaterThanOrEqual(15);
+		expect(rest.length).toBeGreaterThan(0);
+
+		await rt.startServer(instance(), { log: (line: string) => report(`[e2e] ${line}`) });
+		await rt.waitForWebhook(webhook('writeBack'));
+		const restartedAt = Date.now();
+		const after = new Map<string, string>();
+		let redelivered = 0;
+		await Promise.all(
+			Array.from({ length: 8 }, async () => {
+				while (redelivered < keys.length) {
+					const key = keys[redelivered++];
+					after.set(key, await deliver(key));
+				}
+			}),
+		);
+		report(`[e2e] redeliveries after the restart: ${JSON.stringify(tally([...after.values()]))}`);
+		expect(processedBefore.filter((key) => after.get(key) !== '200 duplicate')).toEqual([]);
+		// A key not answered before the kill either ran and was recorded done before it (duplicate)
+		// or runs now: never 409 (the claims died with n8n), never lost.
+		expect(
+			rest.filter((key) => !['200 processed', '200 duplicate'].includes(after.get(key) ?? '')),
+		).toEqual([]);
+		const runNow = rest.filter((key) => after.get(key) === '200 processed');
+
+		// Every run after the restart has ended and was saved: one per redelivered key at least.
+		const runsAfterRestart = await waitFor(
+			async () => {
+				const list = (await executionsOf(id, true)).filter(
+					(e) => Date.parse(e.startedAt) >= restartedAt,
+				);
+				if (list.some((e) => !e.stoppedAt)) return undefined;
+				const runs = new Map<string, number>();
+				for (const execution of list) {
+					const key = triggerOutput(execution, triggerName)?.idempotencyKey;
+					if (key) runs.set(key, (runs.get(key) ?? 0) + 1);
+				}
+				return runNow.every((key) => runs.has(key)) ? runs : undefined;
+			},
+			{ what: 'the runs of the redelivered keys', timeoutMs: 120_000 },
+		);
+		expect(keys.filter((key) => !runNow.includes(key) && runsAfterRestart.has(key))).toEqual([]);
+		expect(runNow.filter((key) => runsAfterRestart.get(key) !== 1)).toEqual([]);
+
+		const stored = new Set<string>();
+		const tables = await rt.publicApi(instance(), 'GET', '/data-tables?limit=100');
+		const table = (tables.data as Json[]).find((t) => t.name === local.CONVERSATIONS_TABLE.name);
+		for (let cursor: string | undefined; ; ) {
+			const page = await rt.publicApi(
+				instance(),
+				'GET',
+				`/data-tables/${table!.id}/rows?limit=250${cursor ? `&cursor=${cursor}` : ''}`,
+			);
+			for (const row of page.data as Json[]) stored.add(row.idempotencyKey);
+			if (!page.nextCursor) break;
+			cursor = page.nextCursor;
+		}
+		expect(keys.filter((key) => !stored.has(key))).toEqual([]);
+		for (const key of keys)
+			expect({ key, answer: await deliver(key) }).toEqual({ key, answer: '200 duplicate' });
+	});
 });

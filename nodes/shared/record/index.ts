@@ -14,7 +14,6 @@ import {
 	RECORD_COLUMNS,
 	decideClaim,
 	filterOf,
-	latestDone,
 	anyIdFilter,
 	anyKeyFilter,
 	decideRead,
@@ -39,6 +38,12 @@ export type ClaimResult =
 	| { state: 'claimed'; claimId: number; abandonedAt?: number }
 	| { state: 'done'; at: number; detail: string }
 	| { state: 'running'; since?: number };
+
+export type CheckResult =
+	| { state: 'done'; at: number; detail: string }
+	/** `since`: when the claim that holds the key was taken. */
+	| { state: 'running'; since: number }
+	| { state: 'free' };
 
 const recordFixDescription =
 	'Check the "Contact Center Record API" credential: the n8n API URL must reach this n8n (from every process in queue mode), the API key must be valid and allowed to use data tables, and n8n\'s public API must be enabled.';
@@ -411,16 +416,16 @@ export const durableRecord = {
 	},
 
 	/**
-	 * What the record says of the key, for a caller that claims without a row of its own (one n8n
-	 * process, see the trigger's local holds): done within the retention, held by a live claim, or
-	 * free. A read only.
+	 * What the record says of the key, a read only: done within the retention, held by a live
+	 * claim, or free. For a caller that claims without a row of its own (the trigger in one n8n
+	 * process) or that only asks whether the work was done before.
 	 */
 	async check(
 		context: RecordContext,
 		scope: string,
 		key: string,
 		windows: RecordWindows = DEFAULT_RECORD_WINDOWS,
-	): Promise<{ state: 'done'; at: number; detail: string } | { state: 'running'; since: number } | { state: 'free' }> {
+	): Promise<CheckResult> {
 		const rowKey = rowKeyOf(scope, key);
 		const now = Date.now();
 		const decision = await onTable(context, async (tableId, target) =>
@@ -430,20 +435,6 @@ export const durableRecord = {
 		if (decision.state === 'done')
 			return { state: 'done', at: decision.row.stateAt, detail: decision.row.detail };
 		return decision;
-	},
-
-	/** The latest `done` row of the key within the retention, if any (a read only: claims nothing). */
-	async findDone(
-		context: RecordContext,
-		scope: string,
-		key: string,
-		windows: RecordWindows = DEFAULT_RECORD_WINDOWS,
-	): Promise<{ at: number; detail: string } | undefined> {
-		const rowKey = rowKeyOf(scope, key);
-		const done = await onTable(context, async (tableId, target) =>
-			latestDone(await rowsOfKey(context, target, tableId, rowKey), Date.now(), windows),
-		);
-		return done === undefined ? undefined : { at: done.stateAt, detail: done.detail };
 	},
 
 	/**

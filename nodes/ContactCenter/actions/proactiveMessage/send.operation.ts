@@ -705,11 +705,12 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 				...(once ? { sendOnceKey: once.key } : {}),
 			};
 			const earlier = once
-				? await durableRecord.findDone(this, once.scope, once.key, once.windows)
+				? await durableRecord.check(this, once.scope, once.key, once.windows)
 				: undefined;
-			const result: SendResult = earlier
-				? { kind: 'alreadySent', ...earlier }
-				: await sendWithRetries(body, once);
+			const result: SendResult =
+				earlier?.state === 'done'
+					? { kind: 'alreadySent', at: earlier.at, detail: earlier.detail }
+					: await sendWithRetries(body, once);
 			if (result.kind === 'alreadySent') {
 				const detail = parseSentDetail(result.detail, result.at);
 				return {
