@@ -3,6 +3,7 @@
  * Helpers of the queue-mode end-to-end suite (plain JS: files, paths, timers and the process,
  * which the community-node lint rules keep out of .ts files).
  */
+const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const rt = require('../../scripts/lib/n8n-runtime');
@@ -79,6 +80,69 @@ function clockAheadEnv(offsetMs) {
 	};
 }
 
+/** Clock ticks per second of /proc/<pid>/stat (Linux: 100 nearly everywhere; asked once). */
+let ticksPerSecond;
+function clockTicks() {
+	if (ticksPerSecond === undefined) {
+		try {
+			ticksPerSecond =
+				Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+		} catch {
+			ticksPerSecond = 100;
+		}
+	}
+	return ticksPerSecond;
+}
+
+/** Every live process: pid, parent, CPU time used by it and its reaped children (ms). */
+function processTable() {
+	const table = [];
+	for (const name of fs.readdirSync('/proc')) {
+		if (!/^\d+$/.test(name)) continue;
+		const stat = readFile(`/proc/${name}/stat`);
+		const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+		if (fields.length < 15) continue;
+		const ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+		table.push({
+			pid: Number(name),
+			ppid: Number(fields[1]),
+			cpuMs: (ticks * 1000) / clockTicks(),
+		});
+	}
+	return table;
+}
+
+/**
+ * CPU time (ms) used so far by each part of the queue stack, each process with its descendants
+ * (n8n's task runners, PostgreSQL's backends): main, the webhook processes, the workers, PostgreSQL,
+ * Redis. Differences between two readings give what a load cost each part.
+ */
+function stackCpuMs(stack) {
+	const table = processTable();
+	const children = new Map();
+	for (const p of table) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p]);
+	const byPid = new Map(table.map((p) => [p.pid, p]));
+	const tree = (pid) => {
+		let total = 0;
+		for (const todo = [pid]; todo.length > 0; ) {
+			const next = todo.pop();
+			total += byPid.get(next)?.cpuMs ?? 0;
+			for (const child of children.get(next) ?? []) todo.push(child.pid);
+		}
+		return total;
+	};
+	const sum = (processes) =>
+		processes.reduce((n, p) => n + (p.server ? tree(p.server.child.pid) : 0), 0);
+	const postmaster = Number(readFile(path.join(stack.pg.data, 'postmaster.pid')).split('\n')[0]);
+	return {
+		main: sum([stack.main]),
+		webhookProcesses: sum(stack.webhookProcesses),
+		workers: sum(stack.workers),
+		postgres: postmaster ? tree(postmaster) : 0,
+		redis: stack.redis?.pid ? tree(stack.redis.pid) : 0,
+	};
+}
+
 function writeResults(section) {
 	fs.mkdirSync(path.dirname(RESULTS_FILE), { recursive: true });
 	fs.writeFileSync(RESULTS_FILE, `${JSON.stringify(section, null, 2)}\n`);
@@ -91,5 +155,6 @@ module.exports = {
 	workerRuns,
 	logLength,
 	clockAheadEnv,
+	stackCpuMs,
 	writeResults,
 };

@@ -50,6 +50,7 @@ const {
 	workerRuns,
 	logLength,
 	clockAheadEnv,
+	stackCpuMs,
 	writeResults,
 }: Json = queueHelpersModule;
 
@@ -205,6 +206,18 @@ const countBy = (values: string[]) => {
 	return out;
 };
 
+/** PostgreSQL's counters of the record's data table: scans, rows inserted, updated, deleted. */
+async function recordTableStatistics(): Promise<Json> {
+	const tables = await rt.publicApi(stack.main, 'GET', '/data-tables?limit=100');
+	const table = (tables.data as Json[]).find((t) => t.name === local.RECORD_TABLE_NAME);
+	if (!table) throw new Error('no record data table');
+	const [row] = await qm.queryPostgres(
+		stack.pg,
+		`SELECT seq_scan, idx_scan, n_tup_ins, n_tup_upd, n_tup_del FROM pg_stat_user_tables WHERE relname = 'data_table_user_${table.id}'`,
+	);
+	return row ?? {};
+}
+
 /** Which of `keys` the durable record (the record data table, read through main's API) holds as done. */
 async function doneInRecord(scope: string, keys: string[]): Promise<string[]> {
 	const rows = (await tableRows(local.RECORD_TABLE_NAME)).filter(
@@ -301,6 +314,7 @@ describe('queue mode: write backs', () => {
 		const answers: Answer[] = [];
 		const latencies: number[] = [];
 		let next = 0;
+		const cpuBefore = stackCpuMs(stack);
 		const started = Date.now();
 		await Promise.all(
 			Array.from({ length: inFlight }, async () => {
@@ -312,9 +326,12 @@ describe('queue mode: write backs', () => {
 			}),
 		);
 		const seconds = (Date.now() - started) / 1000;
+		const cpuAfter = stackCpuMs(stack);
+		const cpuMs: Record<string, number> = {};
+		for (const part of Object.keys(cpuAfter)) cpuMs[part] = cpuAfter[part] - cpuBefore[part];
 		const sorted = [...latencies].sort((a, b) => a - b);
 		const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
-		return { keys, answers, rate: count / seconds, p50: at(0.5), p95: at(0.95) };
+		return { keys, answers, rate: count / seconds, p50: at(0.5), p95: at(0.95), cpuMs, count };
 	}
 
 	test('0. a busy hour: 48 write backs with distinct keys, 12 in flight over both webhook processes, all answered 200 processed, run once and in the record; side by side with the same load without keys', async () => {
@@ -322,6 +339,9 @@ describe('queue mode: write backs', () => {
 		// alternated so that neither kind always runs first.
 		await load(`q0-${stamp}-warm-nokey`, false, 24);
 		const warm = await load(`q0-${stamp}-warm-key`, true, 24);
+		// PostgreSQL 15 publishes an idle backend's table statistics within 10 s (PGSTAT_IDLE_INTERVAL).
+		await rt.sleep(11_000);
+		const recordStatsBefore = await recordTableStatistics();
 		const keyed: Json[] = [];
 		const keyless: Json[] = [];
 		for (let round = 0; round < 3; round++) {
@@ -353,6 +373,39 @@ describe('queue mode: write backs', () => {
 		);
 		const allKeyed: Answer[] = keyed.flatMap((r) => r.answers);
 		const allKeys: string[] = keyed.flatMap((r) => r.keys);
+		const cpuPerDelivery = (runs: Json[]) => {
+			const deliveries = runs.reduce((n, r) => n + r.count, 0);
+			const out: Record<string, number> = {};
+			for (const part of Object.keys(runs[0].cpuMs))
+				out[part] = Math.round(runs.reduce((n, r) => n + r.cpuMs[part], 0) / deliveries);
+			out.all = Object.values(out).reduce((n, v) => n + v, 0);
+			return out;
+		};
+		const keyedCpu = cpuPerDelivery(measured);
+		const keylessCpu = cpuPerDelivery(keyless);
+		figure('0. CPU ms per delivery by part of the stack, with keys', keyedCpu);
+		figure('0. CPU ms per delivery by part of the stack, without keys', keylessCpu);
+		figure(
+			'0. CPU per delivery, without keys / with keys (the rate ratio the CPU allows on a CPU-bound machine)',
+			`${(keylessCpu.all / keyedCpu.all).toFixed(2)}x`,
+		);
+		await rt.sleep(11_000);
+		const recordStats = await recordTableStatistics();
+		const perKeyed = (column: string) =>
+			(
+				(Number(recordStats[column]) - Number(recordStatsBefore[column])) /
+				(3 * measured[0].count)
+			).toFixed(2);
+		figure(
+			'0. record table work per delivery with a key (PostgreSQL statistics over the 3 rounds)',
+			{
+				sequentialScans: perKeyed('seq_scan'),
+				indexScans: perKeyed('idx_scan'),
+				rowsInserted: perKeyed('n_tup_ins'),
+				rowsUpdated: perKeyed('n_tup_upd'),
+				rowsDeleted: perKeyed('n_tup_del'),
+			},
+		);
 		figure('0. answers with keys', tally(allKeyed));
 		figure('0. answers without keys', tally(keyless.flatMap((r) => r.answers)));
 		expect(allKeyed.filter((a) => !(a.status === 200 && a.state === 'processed'))).toEqual([]);
