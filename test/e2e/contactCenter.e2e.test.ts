@@ -86,6 +86,20 @@ async function recording<T>(fn: () => Promise<T>): Promise<{ result: T; requests
 const executionsOf = async (id: string, includeData = false): Promise<Json[]> =>
 	await rt.listExecutions(instance(), { workflowId: id, includeData });
 
+/**
+ * Executions of the workflow not ended yet: enqueued (status `new`, listed) or running (which the
+ * public API lists only when asked for `status=running`).
+ */
+async function unfinishedRuns(workflowId: string): Promise<number> {
+	const running = await rt.publicApi(
+		instance(),
+		'GET',
+		`/executions?workflowId=${workflowId}&status=running&limit=250`,
+	);
+	const enqueued = (await executionsOf(workflowId)).filter((e) => e.status === 'new');
+	return (running.data as Json[]).length + enqueued.length;
+}
+
 /** The JSON the trigger node emitted in an execution read with includeData. */
 const triggerOutput = (execution: Json, nodeName: string): Json | undefined =>
 	execution.data?.resultData?.runData?.[nodeName]?.[0]?.data?.main?.[0]?.[0]?.json;
@@ -994,6 +1008,12 @@ describe('trigger endpoints with signed requests (undici)', () => {
 
 		await rt.startServer(instance(), { log: (line: string) => report(`[e2e] ${line}`) });
 		await rt.waitForWebhook(webhook('writeBack'));
+		// At its start n8n runs the executions it had enqueued but not started when it was killed
+		// (enqueued-execution-recovery.service.js): their keys are recorded done by those runs. The
+		// service's first retry comes an hour later; let them end first (the next test overlaps them).
+		await waitFor(async () => (await unfinishedRuns(id)) === 0, {
+			what: 'the runs n8n started again at its restart to end',
+		});
 		const restartedAt = Date.now();
 		const after = new Map<string, string>();
 		let redelivered = 0;
@@ -1049,5 +1069,159 @@ describe('trigger endpoints with signed requests (undici)', () => {
 		expect(keys.filter((key) => !stored.has(key))).toEqual([]);
 		for (const key of keys)
 			expect({ key, answer: await deliver(key) }).toEqual({ key, answer: '200 duplicate' });
+	});
+
+	// After the SIGKILL test: it kills n8n again.
+	test('write back: a delivery n8n had enqueued but not started when it was killed is run by n8n itself at its restart; a redelivery meanwhile is answered 409 and then duplicate: one run', async () => {
+		const url = fixtureHooks[FAILING_WRITE_BACK.id];
+		const stamp = Date.now();
+		const running = `wb-${stamp}-running-at-kill`;
+		const enqueued = `wb-${stamp}-enqueued-at-kill`;
+		const deliver = async (key: string, slowMs = 0) => {
+			try {
+				const res = await postSigned(url, writeBack(key, `conv-${key}`, { slowMs }), {
+					secret: secret('writeBack'),
+				});
+				return `${res.status} ${res.json?.status ?? ''}`.trim();
+			} catch {
+				return 'no answer';
+			}
+		};
+		const restart = async (kill: boolean, concurrencyLimit: string | undefined) => {
+			await (kill ? rt.killServer(instance()) : rt.stopServer(instance()));
+			if (concurrencyLimit === undefined) delete instance().env.N8N_CONCURRENCY_PRODUCTION_LIMIT;
+			else instance().env.N8N_CONCURRENCY_PRODUCTION_LIMIT = concurrencyLimit;
+			await rt.startServer(instance(), { log: (line: string) => report(`[e2e] ${line}`) });
+			await rt.waitForWebhook(url);
+		};
+
+		const overlap: string[] = [];
+		try {
+			// With one production execution at a time, the second delivery's execution waits, enqueued.
+			await restart(false, '1');
+			// A first run teaches this process that it runs its own deliveries, so that the next
+			// claims are holds in its memory, which die with it (no claim row to find afterwards).
+			expect(await deliver(`wb-${stamp}-first-run`)).toBe('200 processed');
+			await waitFor(async () => (await unfinishedRuns(FAILING_WRITE_BACK.id)) === 0, {
+				what: 'the first run to end',
+			});
+			const first = deliver(running, 20_000);
+			await waitFor(async () => (await unfinishedRuns(FAILING_WRITE_BACK.id)) === 1, {
+				what: 'the first delivery to run',
+			});
+			const second = deliver(enqueued, 8000);
+			await waitFor(async () => (await unfinishedRuns(FAILING_WRITE_BACK.id)) === 2, {
+				what: 'the second delivery to be enqueued',
+			});
+			await restart(true, undefined);
+			expect([await first, await second]).toEqual(['no answer', 'no answer']);
+
+			// n8n now runs the enqueued delivery (its CRM write takes 8 s). Once its run has started
+			// (its first node holds the key), redeliver it meanwhile and until it is answered.
+			await waitFor(
+				async () => {
+					const runningNow = await rt.publicApi(
+						instance(),
+						'GET',
+						`/executions?workflowId=${FAILING_WRITE_BACK.id}&status=running&includeData=true`,
+					);
+					// A running execution's saved data is still its start: the trigger's item on the stack.
+					return (runningNow.data as Json[]).some(
+						(e) =>
+							e.data?.executionData?.nodeExecutionStack?.[0]?.data?.main?.[0]?.[0]?.json
+								?.idempotencyKey === enqueued,
+					);
+				},
+				{ what: 'n8n to run the enqueued delivery' },
+			);
+			await rt.sleep(1000);
+			for (let attempt = 0; attempt < 60; attempt++) {
+				overlap.push(await deliver(enqueued));
+				if (overlap.at(-1) !== '409 inProgress') break;
+				await rt.sleep(500);
+			}
+		} finally {
+			if (instance().env.N8N_CONCURRENCY_PRODUCTION_LIMIT !== undefined)
+				await restart(false, undefined);
+		}
+		report(
+			`[e2e] redeliveries while n8n ran the enqueued delivery again: ${JSON.stringify(overlap)}`,
+		);
+		expect(overlap.length).toBeGreaterThan(1);
+		expect(overlap.slice(0, -1).every((answer) => answer === '409 inProgress')).toBe(true);
+		expect(overlap.at(-1)).toBe('200 duplicate');
+
+		const runs = await waitFor(
+			async () => {
+				if ((await unfinishedRuns(FAILING_WRITE_BACK.id)) > 0) return undefined;
+				return (await executionsOf(FAILING_WRITE_BACK.id, true)).filter(
+					(e) => triggerOutput(e, 'Write back')?.idempotencyKey === enqueued,
+				);
+			},
+			{ what: `the runs of ${enqueued}` },
+		);
+		expect(runs.map((e: Json) => e.status)).toEqual(['success']);
+		expect(runs[0].data?.resultData?.runData?.['Write to CRM']).toHaveLength(1);
+	});
+
+	// Last: it restarts n8n twice, with a data table size limit the record is already past and without.
+	test("write back: past n8n's data table size limit (N8N_DATA_TABLES_MAX_SIZE_BYTES) a freshly started n8n answers 503 naming the limit and starts no run; with room again the key is processed once", async () => {
+		const url = fixtureHooks[FAILING_WRITE_BACK.id];
+		const stamp = Date.now();
+		const deliver = async (key: string) => {
+			const res = await postSigned(url, writeBack(key, `conv-${key}`), {
+				secret: secret('writeBack'),
+			});
+			return { status: res.status, body: res.json };
+		};
+		const earlier = `wb-${stamp}-before-limit`;
+		expect((await deliver(earlier)).status).toBe(200);
+		const restart = async (limit: string | undefined) => {
+			await rt.stopServer(instance());
+			if (limit === undefined) delete instance().env.N8N_DATA_TABLES_MAX_SIZE_BYTES;
+			else instance().env.N8N_DATA_TABLES_MAX_SIZE_BYTES = limit;
+			await rt.startServer(instance(), { log: (line: string) => report(`[e2e] ${line}`) });
+			await rt.waitForWebhook(url);
+		};
+
+		const key = `wb-${stamp}-at-limit`;
+		const atLimit: Json[] = [];
+		try {
+			// A limit of 1 byte: any data table content is past it.
+			await restart('1');
+			atLimit.push(await deliver(key), await deliver(key), await deliver(earlier));
+			report(`[e2e] at the data table size limit: ${JSON.stringify(atLimit[0])}`);
+		} finally {
+			await restart(undefined);
+		}
+		// Before its first run a process claims with a row insert, which n8n refuses: no run, and the
+		// service delivers again later (a key processed before too: it is not lost, only not answered).
+		for (const answer of atLimit) {
+			expect(answer.status).toBe(503);
+			expect(answer.body.message).toMatch(
+				/^The write back record could not be read, so the delivery was not processed: .*Data table size limit exceeded/,
+			);
+		}
+		const runsOf = async (idempotencyKey: string) =>
+			(await executionsOf(FAILING_WRITE_BACK.id, true)).filter(
+				(e) => triggerOutput(e, 'Write back')?.idempotencyKey === idempotencyKey,
+			);
+		expect(await runsOf(key)).toEqual([]);
+
+		expect(await deliver(key)).toEqual({ status: 200, body: writeBackAnswer('processed', key) });
+		expect(await deliver(key)).toEqual({ status: 200, body: writeBackAnswer('duplicate', key) });
+		expect(await deliver(earlier)).toEqual({
+			status: 200,
+			body: writeBackAnswer('duplicate', earlier),
+		});
+		const runs = await waitFor(
+			async () => {
+				if ((await unfinishedRuns(FAILING_WRITE_BACK.id)) > 0) return undefined;
+				const list = await runsOf(key);
+				return list.length > 0 ? list : undefined;
+			},
+			{ what: `the run of ${key}` },
+		);
+		expect(runs.map((e: Json) => e.status)).toEqual(['success']);
 	});
 });

@@ -5,7 +5,7 @@ import { rowKeyOf } from '../../shared/record/rows';
 import { idempotencyKeyOf } from '../helpers/dedup';
 import { productionRunWasReceivedHere } from '../shared/receivedHere';
 import { answerFailedRun, answerWriteBack, jsonResponse, whenRunEnds } from '../shared/runAnswer';
-import { releaseHold } from './localHolds';
+import { holdHere, releaseHold } from './localHolds';
 import { CLAIM_ID_FIELD, writeBackScopeOf } from './webhookPhase';
 
 /**
@@ -26,12 +26,31 @@ export async function runWriteBackV3(
 	const claimId = Number.isInteger(input[0]?.[CLAIM_ID_FIELD])
 		? (input[0][CLAIM_ID_FIELD] as number)
 		: undefined;
-	const held = recorded && productionRunWasReceivedHere(input[0].json) && claimId === undefined;
+	const receivedHere = recorded && productionRunWasReceivedHere(input[0].json);
+	let held = receivedHere && claimId === undefined;
 	const items = input.map((item) => {
 		const copy = { ...item };
 		delete copy[CLAIM_ID_FIELD];
 		return copy;
 	});
+
+	if (recorded && !receivedHere && claimId === undefined) {
+		// No claim came with the item: n8n started this run again at its restart (in one process
+		// it runs executions enqueued before a crash, read in enqueued-execution-recovery.service.js)
+		// after the process that claimed the key died. Hold the key here, so that a redelivery
+		// meanwhile is answered 409, and run only if no delivery finished it in between.
+		const holdKey = rowKeyOf(scope, key as string);
+		if (!holdHere(holdKey, Date.now())) return skipTakenOver(context, key as string, 'is running');
+		let keepHold = false;
+		try {
+			const found = await durableRecord.check(context, scope, key as string);
+			if (found.state === 'done') return skipTakenOver(context, key as string, 'was processed');
+			keepHold = true;
+		} finally {
+			if (!keepHold) releaseHold(holdKey);
+		}
+		held = true;
+	}
 
 	const recordDone = async () => {
 		try {
@@ -86,4 +105,16 @@ export async function runWriteBackV3(
 		await answerWriteBack(context, 'processed', key);
 	});
 	return [items];
+}
+
+/** A run started again by n8n whose delivery another delivery of its key has taken over: nothing runs. */
+function skipTakenOver(
+	context: IExecuteFunctions,
+	key: string,
+	state: string,
+): INodeExecutionData[][] {
+	context.logger.info(
+		`Contact Center Trigger: write back ${key} ${state} in another delivery, so this run that n8n started again after a restart does nothing`,
+	);
+	return [[]];
 }

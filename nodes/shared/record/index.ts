@@ -25,6 +25,7 @@ import {
 	type RecordWindows,
 } from './rows';
 import { inBatch } from './batches';
+import { failureMessage, isSizeLimitFailure, statusOf, type HttpFailure } from './failure';
 
 export const RECORD_CREDENTIAL = 'contactCenterRecordApi';
 
@@ -48,10 +49,13 @@ export type CheckResult =
 const recordFixDescription =
 	'Check the "Contact Center Record API" credential: the n8n API URL must reach this n8n (from every process in queue mode), the API key must be valid and allowed to use data tables, and n8n\'s public API must be enabled.';
 
+const sizeLimitDescription =
+	"n8n refuses data table writes once all data tables of this n8n together reach N8N_DATA_TABLES_MAX_SIZE_BYTES (200 MB by default). Delete rows you no longer need from your own data tables, or raise that limit; the record's rows expire by themselves after 72 hours.";
+
 /** The record could not be read or written; nothing was decided. `context.status`: n8n API's HTTP status, 0 if none. */
 function recordError(context: RecordContext, message: string, status = 0): NodeOperationError {
 	const error = new NodeOperationError(context.getNode(), message, {
-		description: recordFixDescription,
+		description: isSizeLimitFailure(message) ? sizeLimitDescription : recordFixDescription,
 	});
 	error.context.status = status;
 	return error;
@@ -128,17 +132,6 @@ async function targetOf(context: RecordContext, fresh = false): Promise<RecordTa
 	return await readTarget(context, credentialId);
 }
 
-interface HttpFailure {
-	message?: string;
-	httpCode?: string;
-	description?: string;
-	cause?: { response?: { status?: number } };
-	response?: { status?: number };
-}
-
-const statusOf = (error: HttpFailure) =>
-	Number(error.httpCode ?? error.response?.status ?? error.cause?.response?.status ?? 0);
-
 /**
  * One call to n8n's public API with the record credential's key (read by targetOf, see
  * recordCredentials for why not httpRequestWithAuthentication, which reads the credential per call).
@@ -177,7 +170,7 @@ async function api(
 		} catch (thrown) {
 			const error = thrown as HttpFailure;
 			status = statusOf(error);
-			message = error.message ?? message;
+			message = failureMessage(error);
 			if (status !== 401 || target.credentialId === undefined) break;
 		}
 	}
