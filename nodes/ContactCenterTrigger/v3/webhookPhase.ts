@@ -20,10 +20,7 @@ export const writeBackScopeOf = (context: { getNode(): { webhookId?: string; id:
  */
 export const CLAIM_ID_FIELD = 'contactCenterClaimId';
 
-type Claim =
-	| { state: 'claimed'; claimId?: number }
-	| { state: 'done' }
-	| { state: 'running' };
+type Claim = { state: 'claimed'; claimId?: number } | { state: 'done' } | { state: 'running' };
 
 /**
  * Claims the key for this delivery. Where this process runs its own deliveries (one n8n process),
@@ -36,7 +33,12 @@ async function claimDelivery(
 	key: string,
 ): Promise<Claim> {
 	const holdKey = rowKeyOf(scope, key);
-	if (!holdHere(holdKey, Date.now())) return { state: 'running' };
+	if (!holdHere(holdKey, Date.now())) {
+		// Another delivery of the key in this process holds it: while it claims a key done long
+		// ago, this one is a duplicate too, not in progress.
+		const found = await durableRecord.check(context, scope, key);
+		return found.state === 'done' ? found : { state: 'running' };
+	}
 	const heldUntilRunEnds = productionRunsStayInThisProcess();
 	let claim: Claim = { state: 'running' };
 	try {
