@@ -17,9 +17,9 @@ import {
 	notificationNotice,
 	simplifyProperty,
 	type Endpoint,
-} from './shared/description';
-import { readSignedBody, webhookMethods } from './shared/signedRequest';
-import { computedWebhookFields } from './shared/webhookFields';
+} from './helpers/description';
+import { readSignedBody, webhookMethods } from './helpers/signedRequest';
+import { computedWebhookFields } from './helpers/webhookFields';
 import { handleWriteBackV1 } from './v1/webhookPhase';
 import { RECORD_CREDENTIAL } from '../shared/record';
 import { runLookup, runWriteBack } from './v2/runPhase';

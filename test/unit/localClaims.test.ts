@@ -4,7 +4,7 @@ import {
 	productionRunWasReceivedHere,
 	productionRunsStayInThisProcess,
 	wasReceivedHere,
-} from '../../nodes/ContactCenterTrigger/shared/receivedHere';
+} from '../../nodes/ContactCenterTrigger/helpers/receivedHere';
 import { holdHere, releaseHold } from '../../nodes/ContactCenterTrigger/v3/localHolds';
 import { DEFAULT_RECORD_WINDOWS } from '../../nodes/shared/record/rows';
 import { CLAIM_WINDOW_MS } from '../../nodes/ContactCenterTrigger/helpers/writeBackLedger';

@@ -18,7 +18,7 @@ import {
 	buildLookupFoundBody,
 	buildLookupHttpResponse,
 	toAttributeValue,
-} from '../../nodes/ContactCenterTrigger/helpers/lookupResponse';
+} from '../../nodes/shared/lookupResponse';
 import { getRawBody, type RawBodyRequest } from '../../nodes/ContactCenterTrigger/helpers/request';
 import { simplifyWriteBack } from '../../nodes/ContactCenterTrigger/helpers/simplify';
 

@@ -2,7 +2,7 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 
 import { DEDUP_STATIC_KEY, idempotencyKeyOf, idempotencyKeyStoreOf } from '../helpers/dedup';
 import { KNOWN_WRITE_BACK_TYPES, simplifyWriteBack } from '../helpers/simplify';
-import { OTHER_WRITE_BACK_TYPES } from '../shared/description';
+import { OTHER_WRITE_BACK_TYPES } from '../helpers/description';
 
 /**
  * Write backs of version 1, kept unchanged for saved workflows: deduplicated in the webhook call

@@ -8,7 +8,7 @@ export const nodeKeyOf = (context: IExecuteFunctions | IWebhookFunctions) =>
 
 /**
  * Claims of write back deliveries whose webhook call and run both happen in this n8n process (see
- * ../shared/receivedHere.ts for when that is). A queue-mode worker claims in n8n's processed_data
+ * ../helpers/receivedHere.ts for when that is). A queue-mode worker claims in n8n's processed_data
  * instead (runPhase.ts). Nothing here has to outlive the process: a run dies with its process, and
  * a delivery answered 2xx is in the ledger in n8n's database.
  */

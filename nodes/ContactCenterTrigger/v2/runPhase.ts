@@ -5,11 +5,11 @@ import {
 	type INodeExecutionData,
 } from 'n8n-workflow';
 
-import { answerFailedRun, answerWriteBack, jsonResponse, whenRunEnds } from '../shared/runAnswer';
+import { answerFailedRun, answerWriteBack, jsonResponse, whenRunEnds } from '../helpers/runAnswer';
 
 import { fingerprintOf, idempotencyKeyOf } from '../helpers/dedup';
-import { LOOKUP_ANSWERED_FLAG, buildLookupHttpResponse } from '../helpers/lookupResponse';
-import { wasReceivedHere } from '../shared/receivedHere';
+import { LOOKUP_ANSWERED_FLAG, buildLookupHttpResponse } from '../../shared/lookupResponse';
+import { wasReceivedHere } from '../helpers/receivedHere';
 import { claimLocally, endLocalClaim, nodeKeyOf } from './localClaims';
 import {
 	claimItems,

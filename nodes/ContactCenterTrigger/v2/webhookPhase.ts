@@ -9,8 +9,8 @@ import {
 	wasProcessed,
 	type ProcessedRecord,
 } from '../helpers/writeBackLedger';
-import { answerWithoutRun as answer, isSelectedWriteBack } from '../shared/writeBackCall';
-import { markReceivedHere } from '../shared/receivedHere';
+import { answerWithoutRun as answer, isSelectedWriteBack } from '../helpers/writeBackCall';
+import { markReceivedHere } from '../helpers/receivedHere';
 import { nodeKeyOf } from './localClaims';
 
 /** The part of n8n's (express) response the trigger watches for the run's answer. */

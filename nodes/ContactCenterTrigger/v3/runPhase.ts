@@ -3,8 +3,8 @@ import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } f
 import { durableRecord } from '../../shared/record';
 import { rowKeyOf } from '../../shared/record/rows';
 import { idempotencyKeyOf } from '../helpers/dedup';
-import { productionRunWasReceivedHere } from '../shared/receivedHere';
-import { answerFailedRun, answerWriteBack, jsonResponse, whenRunEnds } from '../shared/runAnswer';
+import { productionRunWasReceivedHere } from '../helpers/receivedHere';
+import { answerFailedRun, answerWriteBack, jsonResponse, whenRunEnds } from '../helpers/runAnswer';
 import { holdHere, releaseHold } from './localHolds';
 import { CLAIM_ID_FIELD, writeBackScopeOf } from './webhookPhase';
 

@@ -5,8 +5,8 @@ import { rowKeyOf } from '../../shared/record/rows';
 import { idempotencyKeyOf } from '../helpers/dedup';
 import { writeJsonResponse, type MinimalResponse } from '../helpers/request';
 import { simplifyWriteBack } from '../helpers/simplify';
-import { markReceivedHere, productionRunsStayInThisProcess } from '../shared/receivedHere';
-import { answerWithoutRun, isSelectedWriteBack } from '../shared/writeBackCall';
+import { markReceivedHere, productionRunsStayInThisProcess } from '../helpers/receivedHere';
+import { answerWithoutRun, isSelectedWriteBack } from '../helpers/writeBackCall';
 import { holdHere, releaseHold } from './localHolds';
 
 /** The record's scope of a write back trigger: its webhook id, kept through renames, imports and API updates. */

@@ -12,7 +12,7 @@ import {
 	buildLookupHttpResponse,
 	LOOKUP_ANSWERED_FLAG,
 	type LookupHttpResponse,
-} from '../../../ContactCenterTrigger/helpers/lookupResponse';
+} from '../../../shared/lookupResponse';
 
 const show = { show: { resource: ['crmLookup'], operation: ['respond'] } };
 

@@ -7,20 +7,20 @@ import {
 } from 'n8n-workflow';
 
 import { durableRecord } from '../../shared/record';
-import { parseJsonObjectBody } from '../helpers/body';
+import { parseJsonObjectBody } from './body';
 import {
 	getRawBody,
 	writeJsonResponse,
 	type MinimalResponse,
 	type RawBodyRequest,
-} from '../helpers/request';
+} from './request';
 import {
 	decodeSigningSecret,
 	describeSignatureFailure,
 	readHeader,
 	SIGNATURE_HEADER,
 	verifySignature,
-} from '../helpers/signature';
+} from './signature';
 import { credentialProblemDescription, SIGNING_SECRET_CREDENTIAL } from './description';
 
 export type SignedBody =

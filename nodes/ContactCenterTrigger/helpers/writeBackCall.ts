@@ -1,8 +1,8 @@
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
-import { writeJsonResponse, type MinimalResponse } from '../helpers/request';
-import { KNOWN_WRITE_BACK_TYPES } from '../helpers/simplify';
-import { writeBackAnswer, type WriteBackStatus } from '../helpers/writeBackLedger';
+import { writeJsonResponse, type MinimalResponse } from './request';
+import { KNOWN_WRITE_BACK_TYPES } from './simplify';
+import { writeBackAnswer, type WriteBackStatus } from './writeBackLedger';
 import { OTHER_WRITE_BACK_TYPES } from './description';
 
 /** Whether the delivery's event type is one the trigger's Events option selects. */

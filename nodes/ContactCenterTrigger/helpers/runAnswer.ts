@@ -5,7 +5,7 @@ import {
 	writeBackAnswer,
 	type RunOutcome,
 	type WriteBackStatus,
-} from '../helpers/writeBackLedger';
+} from './writeBackLedger';
 
 /** Answers given from a run of the trigger (versions 2 and 3), once the run has ended. */
 

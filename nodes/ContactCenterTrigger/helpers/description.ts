@@ -5,7 +5,7 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { decodeSigningSecret } from '../helpers/signature';
+import { decodeSigningSecret } from './signature';
 
 export const SIGNING_SECRET_CREDENTIAL = 'contactCenterSigningSecretApi';
 
