@@ -1,17 +1,17 @@
-import type {
-	IAuthenticateGeneric,
-	Icon,
-	ICredentialTestRequest,
-	ICredentialType,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { Icon, ICredentialType, INodeProperties } from 'n8n-workflow';
 
 /**
- * Where the package keeps its durable record of what was already done (write backs processed):
- * a data table of this n8n, reached through n8n's own public API with an n8n API key. n8n refuses
- * its internal data table helpers to community nodes, and its other stores (static data,
- * processed_data) rewrite one whole value per write; through the API every record is its own row,
- * written at once and seen by every n8n process.
+ * Where the package keeps its durable record of what was already done (write backs processed,
+ * messages sent once): a data table of this n8n, reached through n8n's own public API with an n8n
+ * API key. n8n refuses its internal data table helpers to community nodes, and its other stores
+ * (static data, processed_data) rewrite one whole value per write; through the API every record is
+ * its own row, written at once and seen by every n8n process.
+ *
+ * No `authenticate` block and no `test` request, on purpose: n8n's HTTP Request node (and an AI
+ * agent's HTTP tool) offers under "Predefined Credential Type" only credentials that have
+ * `authenticate` (or extend OAuth), and applies only that block. Without it no other node can send
+ * the key anywhere; the package's record calls add it themselves, only to the credential's n8n API
+ * URL. The nodes test the credential (`testedBy: contactCenterRecordApiTest`).
  */
 export class ContactCenterRecordApi implements ICredentialType {
 	name = 'contactCenterRecordApi';
@@ -24,9 +24,16 @@ export class ContactCenterRecordApi implements ICredentialType {
 	};
 
 	documentationUrl =
-		'https://github.com/n8n-nodes-contact-center/n8n-nodes-contact-center?tab=readme-ov-file#contact-center-record-api-contactcenterrecordapi';
+		'https://github.com/n8n-nodes-contact-center/n8n-nodes-contact-center?tab=readme-ov-file#contact-center-record-api';
 
 	properties: INodeProperties[] = [
+		{
+			displayName:
+				'Where processed write backs and sent messages are remembered: a data table of this n8n, reached with an n8n API key. To get a key that can do only this: in n8n open Settings -> Users and invite a user for the record (role Member), sign in as that user, open Settings -> n8n API -> Create an API key, give it a label, set Expiration to "No expiration" (or a date you will remember), and if the dialog offers scopes pick only the six data table scopes (dataTable:create, dataTable:list, dataTableRow:create, dataTableRow:read, dataTableRow:update, dataTableRow:delete). Copy the key and paste it below, then click Test: it says when the key expires and when it can do more than the record needs.',
+			name: 'setupNotice',
+			type: 'notice',
+			default: '',
+		},
 		{
 			displayName: 'n8n API URL',
 			name: 'baseUrl',
@@ -35,7 +42,7 @@ export class ContactCenterRecordApi implements ICredentialType {
 			required: true,
 			placeholder: 'e.g. https://n8n.example.com/api/v1',
 			description:
-				"The public API URL of this n8n instance (its editor URL followed by /api/v1). In queue mode every worker and webhook process must reach it: use the main instance's internal address.",
+				"The public API URL of this n8n instance: its editor URL followed by /api/v1. In queue mode every worker and webhook process must reach it: use the main instance's internal address. The key is sent only to this address.",
 		},
 		{
 			displayName: 'n8n API Key',
@@ -45,7 +52,7 @@ export class ContactCenterRecordApi implements ICredentialType {
 			default: '',
 			required: true,
 			description:
-				'An API key of this n8n (Settings -> n8n API -> Create an API key). It needs the data table scopes (dataTable:create, dataTable:list, dataTableRow:create, dataTableRow:read, dataTableRow:update, dataTableRow:delete) if your n8n offers key scopes.',
+				'An API key of this n8n, made as described above (Settings -> n8n API -> Create an API key). Only the Contact Center nodes can use it: it is not offered to HTTP Request nodes.',
 		},
 		{
 			displayName: 'Data Table Name',
@@ -55,24 +62,7 @@ export class ContactCenterRecordApi implements ICredentialType {
 			required: true,
 			placeholder: 'e.g. contact_center_record',
 			description:
-				"The data table that holds the record. Created with its columns in the API key owner's personal project when first needed (when a workflow using it is activated, or at its first write back or Send Once message); keep one per n8n instance.",
+				"The data table that holds the record. Created with its columns in the API key user's personal project when first needed (when a workflow using it is activated, or at its first write back or Send Once message); keep one per n8n instance.",
 		},
 	];
-
-	authenticate: IAuthenticateGeneric = {
-		type: 'generic',
-		properties: {
-			headers: {
-				'X-N8N-API-KEY': '={{ $credentials.apiKey }}',
-			},
-		},
-	};
-
-	test: ICredentialTestRequest = {
-		request: {
-			baseURL: '={{ $credentials.baseUrl.replace(/\\/+$/, "") }}',
-			url: '/data-tables',
-			qs: { limit: 1 },
-		},
-	};
 }
