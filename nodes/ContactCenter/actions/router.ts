@@ -1,5 +1,7 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 
+import { assertCredentialSelected } from '../../shared/credentialSelection';
+import { CREDENTIAL_TYPE } from '../transport';
 import * as crmLookup from './crmLookup';
 import * as metric from './metric';
 import * as proactiveMessage from './proactiveMessage';
@@ -29,6 +31,10 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			`The operation '${operation}' of resource '${resource}' is not supported`,
 			{ description: 'Choose a resource and operation from the lists of the node' },
 		);
+	}
+	// Respond to Lookup calls no API; every other operation needs the service's credential.
+	if (resource !== 'crmLookup') {
+		assertCredentialSelected(this.getNode(), CREDENTIAL_TYPE, 'Contact Center OAuth2 API');
 	}
 	return [await selected.execute.call(this)];
 }

@@ -28,6 +28,7 @@ export async function runWriteBackV3(
 		: undefined;
 	const receivedHere = recorded && productionRunWasReceivedHere(input[0].json);
 	let held = receivedHere && claimId === undefined;
+	if (recorded) await durableRecord.warnIfKeyExpiresSoon(context);
 	const items = input.map((item) => {
 		const copy = { ...item };
 		delete copy[CLAIM_ID_FIELD];

@@ -24,10 +24,22 @@ import {
 	type RecordRow,
 	type RecordWindows,
 } from './rows';
+import { assertCredentialSelected } from '../credentialSelection';
+import {
+	NEW_KEY_STEPS,
+	RUN_WARNS_WITHIN_DAYS,
+	expiredMessage,
+	expiresSoonMessage,
+	expiresWithinDays,
+	isExpired,
+	keyExpiryOf,
+	type KeyExpiry,
+} from './apiKey';
 import { inBatch } from './batches';
 import { failureMessage, isSizeLimitFailure, statusOf, type HttpFailure } from './failure';
 
 export const RECORD_CREDENTIAL = 'contactCenterRecordApi';
+export const RECORD_CREDENTIAL_DISPLAY_NAME = 'Contact Center Record API';
 
 type RecordContext = IExecuteFunctions | IWebhookFunctions | IHookFunctions;
 
@@ -53,13 +65,19 @@ const sizeLimitDescription =
 	"n8n refuses data table writes once all data tables of this n8n together reach N8N_DATA_TABLES_MAX_SIZE_BYTES (200 MB by default). Delete rows you no longer need from your own data tables, or raise that limit; the record's rows expire by themselves after 72 hours.";
 
 /** The record could not be read or written; nothing was decided. `context.status`: n8n API's HTTP status, 0 if none. */
-function recordError(context: RecordContext, message: string, status = 0): NodeOperationError {
-	const error = new NodeOperationError(context.getNode(), message, {
-		description: isSizeLimitFailure(message) ? sizeLimitDescription : recordFixDescription,
-	});
+function recordError(
+	context: RecordContext,
+	message: string,
+	status = 0,
+	description = isSizeLimitFailure(message) ? sizeLimitDescription : recordFixDescription,
+): NodeOperationError {
+	const error = new NodeOperationError(context.getNode(), message, { description });
 	error.context.status = status;
 	return error;
 }
+
+const keyExpiredError = (context: RecordContext, at: number) =>
+	recordError(context, expiredMessage(at), 401, NEW_KEY_STEPS);
 
 const statusOfRecordError = (error: unknown) =>
 	error instanceof NodeOperationError ? Number(error.context.status ?? 0) : 0;
@@ -82,6 +100,7 @@ interface RecordTarget {
 	baseUrl: string;
 	tableName: string;
 	apiKey: string;
+	expiry: KeyExpiry;
 	cacheKey: string;
 	/** When the credential was read (ms since the epoch). */
 	readAt: number;
@@ -101,6 +120,7 @@ const CREDENTIAL_REUSE_MS = 60_000;
 const recordCredentials = new Map<string, RecordTarget>();
 
 async function readTarget(context: RecordContext, credentialId?: string): Promise<RecordTarget> {
+	assertCredentialSelected(context.getNode(), RECORD_CREDENTIAL, RECORD_CREDENTIAL_DISPLAY_NAME);
 	const credentials = await context.getCredentials(RECORD_CREDENTIAL);
 	const baseUrl = String(credentials.baseUrl ?? '')
 		.trim()
@@ -112,10 +132,12 @@ async function readTarget(context: RecordContext, credentialId?: string): Promis
 			`The n8n API URL of the "Contact Center Record API" credential is not an http(s) URL: "${baseUrl}"`,
 		);
 	}
+	const apiKey = String(credentials.apiKey ?? '').trim();
 	const target: RecordTarget = {
 		baseUrl,
 		tableName,
-		apiKey: String(credentials.apiKey ?? '').trim(),
+		apiKey,
+		expiry: keyExpiryOf(apiKey),
 		cacheKey: `${baseUrl} ${tableName}`,
 		readAt: Date.now(),
 		credentialId,
@@ -164,15 +186,25 @@ async function api(
 	let status = 0;
 	let message = 'request failed';
 	for (const fresh of [false, true]) {
-		const key = fresh ? (await targetOf(context, true)).apiKey : target.apiKey;
-		try {
-			return await send(context, { ...target, apiKey: key }, method, path, options);
-		} catch (thrown) {
-			const error = thrown as HttpFailure;
-			status = statusOf(error);
-			message = failureMessage(error);
-			if (status !== 401 || target.credentialId === undefined) break;
+		// A refused or expired key is read afresh once: the user may have pasted a new one.
+		const attempt = fresh ? await targetOf(context, true) : target;
+		const expired = isExpired(attempt.expiry, Date.now());
+		if (!expired) {
+			try {
+				return await send(context, attempt, method, path, options);
+			} catch (thrown) {
+				const error = thrown as HttpFailure;
+				status = statusOf(error);
+				message = failureMessage(error);
+			}
 		}
+		const refused = expired || status === 401;
+		if (refused && attempt.expiry.kind === 'expires' && attempt.expiry.at <= Date.now()) {
+			if (fresh || target.credentialId === undefined)
+				throw keyExpiredError(context, attempt.expiry.at);
+			continue;
+		}
+		if (!refused || target.credentialId === undefined) break;
 	}
 	throw recordError(
 		context,
@@ -356,16 +388,44 @@ export const durableRecord = {
 	async ensureReady(context: IHookFunctions): Promise<void> {
 		try {
 			const target = await targetOf(context, true);
+			const now = Date.now();
+			if (target.expiry.kind === 'expires' && isExpired(target.expiry, now)) {
+				throw keyExpiredError(context, target.expiry.at);
+			}
+			if (
+				expiresWithinDays(target.expiry, RUN_WARNS_WITHIN_DAYS, now) &&
+				target.expiry.kind === 'expires'
+			) {
+				context.logger.warn(`Contact Center: ${expiresSoonMessage(target.expiry.at, now)}`);
+			}
 			tableIds.delete(target.cacheKey);
 			const tableId = await tableIdOf(context, target);
 			await api(context, target, 'GET', rowsPath(tableId), { qs: { limit: 1 } });
 		} catch (error) {
+			const cause = error as NodeOperationError;
 			throw new NodeOperationError(
 				context.getNode(),
-				`The write back record cannot be used: ${(error as Error).message}`,
-				{ description: recordFixDescription },
+				`The write back record cannot be used: ${cause.message}`,
+				{ description: cause.description ?? recordFixDescription },
 			);
 		}
+	},
+
+	/**
+	 * Warns in the run (an execution hint under the node's output, and n8n's log) when the record
+	 * credential's key expires within a week; a key that cannot be read is left to the record calls.
+	 */
+	async warnIfKeyExpiresSoon(context: IExecuteFunctions): Promise<void> {
+		const target = await targetOf(context).catch(() => undefined);
+		const now = Date.now();
+		if (target?.expiry.kind !== 'expires') return;
+		if (!expiresWithinDays(target.expiry, RUN_WARNS_WITHIN_DAYS, now)) return;
+		const message = expiresSoonMessage(target.expiry.at, now);
+		context.addExecutionHints({ message, type: 'warning', location: 'outputPane' });
+		context.logger.warn(`Contact Center: ${message}`, {
+			workflowId: context.getWorkflow().id,
+			node: context.getNode().name,
+		});
 	},
 
 	/**

@@ -1,0 +1,130 @@
+import type {
+	ICredentialsDecrypted,
+	ICredentialTestFunctions,
+	INodeCredentialTestResult,
+} from 'n8n-workflow';
+
+import {
+	NEW_KEY_STEPS,
+	TEST_WARNS_WITHIN_DAYS,
+	expiredMessage,
+	expiresWithinDays,
+	formatExpiry,
+	isExpired,
+	keyExpiryOf,
+	timeUntil,
+} from './apiKey';
+
+interface ApiAnswer {
+	statusCode: number;
+	body: unknown;
+}
+
+const LEAST_PRIVILEGE_STEPS =
+	'The record needs only the data table scopes. With key scopes in n8n\'s "Create an API key" dialog, pick only dataTable:create, dataTable:list, dataTableRow:create, dataTableRow:read, dataTableRow:update and dataTableRow:delete. Without key scopes, invite a dedicated n8n user with the Member role (Settings -> Users), sign in as that user and create the key there: its key can only reach that user\'s own projects.';
+
+/**
+ * The credential's Test, run by n8n for the nodes that name it in `testedBy`: the credential has no
+ * `authenticate` block, so that no other node (HTTP Request, an AI agent's HTTP tool) can send the key
+ * anywhere; only this package's record calls add it, to the credential's own n8n API URL.
+ *
+ * n8n's credential dialog shows the message of a failed test only ("Couldn't connect with these
+ * settings" and the message below it; a passing test always reads "Connection tested
+ * successfully", read in n8n's editor code). So a key that works but expires within 30 days, or
+ * that can do more than the record needs, is reported as a failed test whose message starts by
+ * saying that the key works: the credential is saved and used all the same.
+ */
+export async function testRecordCredential(
+	this: ICredentialTestFunctions,
+	credential: ICredentialsDecrypted,
+): Promise<INodeCredentialTestResult> {
+	const data = credential.data ?? {};
+	const baseUrl = String(data.baseUrl ?? '')
+		.trim()
+		.replace(/\/+$/, '');
+	const apiKey = String(data.apiKey ?? '').trim();
+	if (!/^https?:\/\//i.test(baseUrl)) {
+		return {
+			status: 'Error',
+			message: `n8n API URL "${baseUrl}" is not an http(s) URL. Enter this n8n's address followed by /api/v1, e.g. https://n8n.example.com/api/v1.`,
+		};
+	}
+	if (apiKey === '') {
+		return { status: 'Error', message: `n8n API Key is empty. ${NEW_KEY_STEPS}` };
+	}
+	const now = Date.now();
+	const expiry = keyExpiryOf(apiKey);
+	if (isExpired(expiry, now) && expiry.kind === 'expires') {
+		return { status: 'Error', message: `${expiredMessage(expiry.at)}. ${NEW_KEY_STEPS}` };
+	}
+
+	const call = async (path: string): Promise<ApiAnswer> =>
+		// eslint-disable-next-line @n8n/community-nodes/no-deprecated-workflow-functions -- a credential test's context (n8n-core's CredentialTestContext) offers only the legacy `request` helper, no httpRequest
+		(await this.helpers.request({
+			method: 'GET',
+			uri: `${baseUrl}${path}`,
+			qs: { limit: 1 },
+			headers: { 'X-N8N-API-KEY': apiKey },
+			json: true,
+			simple: false,
+			resolveWithFullResponse: true,
+			timeout: 15_000,
+		})) as ApiAnswer;
+
+	let tables: ApiAnswer;
+	try {
+		tables = await call('/data-tables');
+	} catch (error) {
+		return {
+			status: 'Error',
+			message: `n8n API URL ${baseUrl} cannot be reached (${(error as Error).message}). Enter an address every n8n process can reach, e.g. http://localhost:5678/api/v1 or your editor's URL followed by /api/v1.`,
+		};
+	}
+	if (tables.statusCode === 401) {
+		return {
+			status: 'Error',
+			message: `n8n refused the API key (401). Check that you pasted the whole key, that it was not deleted in Settings -> n8n API, and that it belongs to this n8n. ${NEW_KEY_STEPS}`,
+		};
+	}
+	if (tables.statusCode === 403) {
+		return {
+			status: 'Error',
+			message: `The API key may not list data tables (403). Give it the data table scopes (dataTable:create, dataTable:list, dataTableRow:create, dataTableRow:read, dataTableRow:update, dataTableRow:delete), or create it as a user whose role may use data tables.`,
+		};
+	}
+	if (tables.statusCode === 404) {
+		return {
+			status: 'Error',
+			message: `${baseUrl} has no n8n public API with data tables (404). The n8n API URL is this n8n's address followed by /api/v1; the public API must be enabled (N8N_PUBLIC_API_DISABLED not true) and n8n must be 2.36 or later.`,
+		};
+	}
+	if (tables.statusCode < 200 || tables.statusCode >= 300) {
+		return {
+			status: 'Error',
+			message: `n8n answered ${tables.statusCode} when listing data tables at ${baseUrl}/data-tables: ${JSON.stringify(tables.body).slice(0, 300)}`,
+		};
+	}
+
+	const warnings: string[] = [];
+	if (expiry.kind === 'expires' && expiresWithinDays(expiry, TEST_WARNS_WITHIN_DAYS, now)) {
+		warnings.push(
+			`it expires on ${formatExpiry(expiry.at)} (${timeUntil(expiry.at, now)}); after that, write backs are answered 503 and Send Once fails. Replace it before then: ${NEW_KEY_STEPS}`,
+		);
+	}
+	const users = await call('/users').catch(() => undefined);
+	if (users !== undefined && users.statusCode >= 200 && users.statusCode < 300) {
+		warnings.push(
+			`it can do more than the record needs: it can list this n8n's users, so anyone who may use this credential's key could act with its owner's rights. ${LEAST_PRIVILEGE_STEPS}`,
+		);
+	}
+	if (warnings.length === 0) {
+		return {
+			status: 'OK',
+			message: `The key reads this n8n's data tables${expiry.kind === 'expires' ? ` and expires on ${formatExpiry(expiry.at)}` : ''}.`,
+		};
+	}
+	return {
+		status: 'Error',
+		message: `The key works (it reads this n8n's data tables), with ${warnings.length === 1 ? 'a warning' : 'warnings'}: ${warnings.map((warning, index) => `(${index + 1}) ${warning}`).join(' ')}`,
+	};
+}

@@ -1,0 +1,110 @@
+import type { ICredentialTestFunctions } from 'n8n-workflow';
+
+import { testRecordCredential } from '../../nodes/shared/record/credentialTest';
+
+const base64Url = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+const keyExpiringIn = (ms?: number) =>
+	`${base64Url({ alg: 'HS256' })}.${base64Url(ms === undefined ? { sub: 'u' } : { sub: 'u', exp: (Date.now() + ms) / 1000 })}.sig`;
+const DAY = 24 * 60 * 60 * 1000;
+
+/** The credential test's context with n8n's legacy `request` answering by path. */
+function contextAnswering(statusByPath: Record<string, number | Error>) {
+	const calls: Array<{ uri: string; headers: Record<string, string> }> = [];
+	const context = {
+		logger: {},
+		helpers: {
+			request: async (options: { uri: string; headers: Record<string, string> }) => {
+				calls.push(options);
+				const path = new URL(options.uri).pathname.replace('/api/v1', '');
+				const answer = statusByPath[path] ?? 404;
+				if (answer instanceof Error) throw answer;
+				return { statusCode: answer, body: { data: [] } };
+			},
+		},
+	} as unknown as ICredentialTestFunctions;
+	return { context, calls };
+}
+
+const runCredentialTest = async (
+	statusByPath: Record<string, number | Error>,
+	data: Record<string, unknown>,
+) => {
+	const { context, calls } = contextAnswering(statusByPath);
+	const result = await testRecordCredential.call(context, {
+		id: '1',
+		name: 'record',
+		type: 'contactCenterRecordApi',
+		data: { baseUrl: 'http://localhost:5678/api/v1/', dataTableName: 'record', ...data },
+	});
+	return { result, calls };
+};
+
+describe("the Contact Center Record API credential's Test", () => {
+	test('passes a key without expiry that reads data tables and cannot list users', async () => {
+		const { result, calls } = await runCredentialTest(
+			{ '/data-tables': 200, '/users': 403 },
+			{ apiKey: keyExpiringIn() },
+		);
+		expect(result.status).toBe('OK');
+		expect(calls.map((call) => call.uri)).toEqual([
+			'http://localhost:5678/api/v1/data-tables',
+			'http://localhost:5678/api/v1/users',
+		]);
+		expect(calls.every((call) => call.headers['X-N8N-API-KEY'] === keyExpiringIn().trim())).toBe(
+			true,
+		);
+	});
+
+	test('warns, without failing the key, when it expires within 30 days', async () => {
+		const { result } = await runCredentialTest(
+			{ '/data-tables': 200, '/users': 403 },
+			{ apiKey: keyExpiringIn(3 * DAY + 60_000) },
+		);
+		expect(result.status).toBe('Error');
+		expect(result.message).toMatch(/^The key works .*it expires on .* \(in 3 days\)/);
+		const later = await runCredentialTest(
+			{ '/data-tables': 200, '/users': 403 },
+			{ apiKey: keyExpiringIn(31 * DAY) },
+		);
+		expect(later.result.status).toBe('OK');
+		expect(later.result.message).toMatch(/expires on/);
+	});
+
+	test('warns when the key can list the users of this n8n', async () => {
+		const { result } = await runCredentialTest(
+			{ '/data-tables': 200, '/users': 200 },
+			{ apiKey: 'n8n_api_x' },
+		);
+		expect(result.status).toBe('Error');
+		expect(result.message).toMatch(/^The key works .*can list this n8n's users.*Member role/);
+	});
+
+	test('an expired key fails without a call, saying how to make a new one', async () => {
+		const { result, calls } = await runCredentialTest({}, { apiKey: keyExpiringIn(-DAY) });
+		expect(calls).toHaveLength(0);
+		expect(result.status).toBe('Error');
+		expect(result.message).toMatch(/expired on .*Create an API key.*No expiration/);
+	});
+
+	test.each([
+		[{ '/data-tables': 401 }, /refused the API key \(401\)/],
+		[{ '/data-tables': 403 }, /may not list data tables \(403\).*dataTableRow:read/],
+		[{ '/data-tables': 404 }, /has no n8n public API with data tables \(404\)/],
+		[
+			{ '/data-tables': new Error('connect ECONNREFUSED') },
+			/cannot be reached \(connect ECONNREFUSED\)/,
+		],
+	])('names what is wrong: %p', async (answers, expected) => {
+		const { result } = await runCredentialTest(answers, { apiKey: 'n8n_api_x' });
+		expect(result.status).toBe('Error');
+		expect(result.message).toMatch(expected);
+	});
+
+	test('names a URL that is not http(s) and an empty key before any call', async () => {
+		const url = await runCredentialTest({}, { baseUrl: 'localhost:5678', apiKey: 'k' });
+		expect(url.result.message).toMatch(/n8n API URL "localhost:5678" is not an http\(s\) URL/);
+		const key = await runCredentialTest({}, { apiKey: ' ' });
+		expect(key.result.message).toMatch(/n8n API Key is empty/);
+		expect([...url.calls, ...key.calls]).toHaveLength(0);
+	});
+});
