@@ -21,7 +21,7 @@ import {
 import { readSignedBody, webhookMethods } from './helpers/signedRequest';
 import { computedWebhookFields } from './helpers/webhookFields';
 import { handleWriteBackV1 } from './v1/webhookPhase';
-import { RECORD_CREDENTIAL } from '../shared/record';
+import { testRecordCredential } from '../shared/record/credentialTest';
 import { runLookup, runWriteBack } from './v2/runPhase';
 import { handleWriteBackV2 } from './v2/webhookPhase';
 import { runWriteBackV3 } from './v3/runPhase';
@@ -63,12 +63,16 @@ export class ContactCenterTrigger implements INodeType {
 		credentials: [
 			{
 				name: 'contactCenterSigningSecretApi',
+				displayName: 'Contact Center Signing Secret API',
 				required: true,
 				testedBy: 'contactCenterSigningSecretTest',
 			},
 			{
-				name: RECORD_CREDENTIAL,
+				// Literal names: n8n's linter reads them from the source to check that the credential is tested.
+				name: 'contactCenterRecordApi',
+				displayName: 'Contact Center Record API',
 				required: true,
+				testedBy: 'contactCenterRecordApiTest',
 				displayOptions: { show: { endpoint: ['writeBack'], '@version': [3] } },
 			},
 		],
@@ -210,7 +214,9 @@ export class ContactCenterTrigger implements INodeType {
 		],
 	};
 
-	methods = { credentialTest: credentialTestMethods };
+	methods = {
+		credentialTest: { ...credentialTestMethods, contactCenterRecordApiTest: testRecordCredential },
+	};
 
 	webhookMethods = webhookMethods;
 
