@@ -139,6 +139,7 @@ async function restartN8n(
 const triggerOutput = (execution: Json, nodeName: string): Json | undefined =>
 	execution.data?.resultData?.runData?.[nodeName]?.[0]?.data?.main?.[0]?.[0]?.json;
 
+const SECONDS_METRICS = ['firstResponseTime', 'handleTime', 'longestWaitTime'];
 const camel = (path: string) =>
 	path
 		.split('/')
@@ -264,13 +265,27 @@ describe('action workflows executed by n8n', () => {
 			expect(request.headers.authorization).toMatch(/^Bearer /);
 			const expected = evaluateMetric(request.path, new URLSearchParams(request.query), request.at)
 				.body.dataPoint.value;
-			expect({ metric: camel(request.path), value: row[camel(request.path)] }).toEqual({
-				metric: camel(request.path),
-				value: expected,
-			});
+			// Node version 3: a time's column says its unit (spec 4.5: seconds).
+			const column = SECONDS_METRICS.includes(camel(request.path))
+				? `${camel(request.path)}Seconds`
+				: camel(request.path);
+			expect({ column, value: row[column] }).toEqual({ column, value: expected });
 		}
-		expect(typeof row.from).toBe('string');
-		expect(Date.parse(row.from)).toBeLessThan(Date.now());
+		expect(Object.keys(row)).toHaveLength(3 + metricPaths.length);
+		// From, To and Retrieved At in one form (UTC); To is the end the reporting metrics were asked for.
+		const utc = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+		for (const field of ['from', 'to', 'retrievedAt']) expect(row[field]).toMatch(utc);
+		const windowed = requests.filter((r) => new URLSearchParams(r.query).has('to'));
+		expect(windowed.map((r) => r.path).sort()).toEqual(
+			metricPaths.filter((p) => 'to' in METRIC_ENDPOINTS[p]).sort(),
+		);
+		for (const request of windowed) {
+			const query = new URLSearchParams(request.query);
+			expect(new Date(Date.parse(query.get('to')!)).toISOString()).toBe(row.to);
+			expect(new Date(Date.parse(query.get('from')!)).toISOString()).toBe(row.from);
+		}
+		expect(Date.parse(row.from)).toBeLessThan(Date.parse(row.to));
+		expect(Date.parse(row.to)).toBeLessThanOrEqual(Date.parse(row.retrievedAt));
 		// Disabled in the local run: n8n passes the row through, unchanged, to where Sheets would append it.
 		expect(run.output('Append row to sheet')).toEqual([row]);
 	});

@@ -1,6 +1,11 @@
+import { getGlobalState } from 'n8n-workflow';
+
+import { formatInTimeZone } from '../../nodes/ContactCenter/helpers/dateTime';
 import { METRIC_KEYS, METRICS } from '../../nodes/ContactCenter/helpers/metrics';
 import { describeError, runContactCenter, useSimulator } from './contactCenterFixture';
 
+/** The harness's workflows have no time zone setting: n8n then uses its default. */
+const WORKFLOW_TIME_ZONE = getGlobalState().defaultTimezone;
 const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000).toISOString();
 
 describe('Contact Center: Metric -> Get', () => {
@@ -29,9 +34,13 @@ describe('Contact Center: Metric -> Get', () => {
 			expect(Object.keys(request.query).sort()).toEqual(
 				takes.filter((p) => p !== 'groupByInterval' && p !== 'timezone').sort(),
 			);
-			expect(json[0]).toMatchObject({ metric, value: expect.any(Number) });
+			expect(json[0]).toMatchObject({
+				metric,
+				value: expect.any(Number),
+				unit: METRICS[metric].unit,
+			});
 			expect(Object.keys(json[0]).sort()).toEqual(
-				['metric', 'value', 'retrievedAt', ...takes].sort(),
+				['metric', 'value', 'unit', 'retrievedAt', ...takes].sort(),
 			);
 			expect(
 				Object.values(json[0]).every((value) => value === null || typeof value !== 'object'),
@@ -46,9 +55,13 @@ describe('Contact Center: Metric -> Get', () => {
 			metric: 'handleTime',
 		});
 		expect(error).toBeUndefined();
-		const sent = Date.parse(String(metricRequests()[0].query.from));
+		const { query } = metricRequests()[0];
+		const sent = Date.parse(String(query.from));
 		expect(Math.abs(sent - (Date.now() - 24 * 3_600_000))).toBeLessThan(5 * 60_000);
-		expect(json[0].to).toBeNull();
+		expect(json[0]).toMatchObject({
+			from: new Date(sent).toISOString(),
+			to: new Date(Date.parse(String(query.to))).toISOString(),
+		});
 	});
 
 	it('returns one item per interval for a grouped volume metric', async () => {
@@ -154,10 +167,18 @@ describe('Contact Center: Metric -> Get Snapshot', () => {
 		});
 		expect(error).toBeUndefined();
 		expect(json).toHaveLength(1);
-		expect(Object.keys(json[0]).sort()).toEqual(
-			['from', 'to', 'retrievedAt', ...METRIC_KEYS].sort(),
-		);
-		for (const metric of METRIC_KEYS) expect(typeof json[0][metric]).toBe('number');
+		const columns = [
+			'inboundMessageVolume',
+			'outboundMessageVolume',
+			'firstResponseTimeSeconds',
+			'resolvedWithOneReply',
+			'handleTimeSeconds',
+			'agentAvailability',
+			'contactsWaiting',
+			'longestWaitTimeSeconds',
+		];
+		expect(Object.keys(json[0]).sort()).toEqual(['from', 'to', 'retrievedAt', ...columns].sort());
+		for (const column of columns) expect(typeof json[0][column]).toBe('number');
 		expect(fixture.sim.counters.metricRequests).toBe(8);
 		const queue = fixture.sim.requests.find((r) => r.path.endsWith('/contacts-waiting'));
 		expect(queue?.query).toEqual({ status: 'new' });
@@ -174,5 +195,135 @@ describe('Contact Center: Metric -> Get Snapshot', () => {
 		});
 		expect(describeError(error).message).toContain("'From' is not a valid date and time");
 		expect(fixture.sim.counters.metricRequests).toBe(0);
+	});
+});
+
+/** A wall clock without offset, as n8n's date picker gives it: read in the workflow's time zone. */
+const wallClockHoursAgo = (hours: number) =>
+	formatInTimeZone(Date.now() - hours * 3_600_000, WORKFLOW_TIME_ZONE).slice(0, 19);
+const UTC_ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+describe('Contact Center: metric outputs by node version', () => {
+	const fixture = useSimulator();
+	const metricRequests = () => fixture.sim.requests.filter((r) => /metrics\//.test(r.path));
+	beforeEach(() => fixture.sim.resetCounters());
+
+	it('the harness runs workflows in a time zone with an offset, as n8n does by default', () => {
+		expect(formatInTimeZone(Date.now(), WORKFLOW_TIME_ZONE)).not.toMatch(/\+00:00$/);
+	});
+
+	it.each([1, 2])(
+		'version %i: Get Snapshot keeps the columns of saved workflows (From as sent, To null, metric names)',
+		async (version) => {
+			const from = wallClockHoursAgo(3);
+			const { json, error } = await runContactCenter(
+				fixture.credentials,
+				{ resource: 'metric', operation: 'getSnapshot', from },
+				[{}],
+				false,
+				version,
+			);
+			expect(error).toBeUndefined();
+			expect(Object.keys(json[0]).sort()).toEqual(
+				['from', 'to', 'retrievedAt', ...METRIC_KEYS].sort(),
+			);
+			const sentFrom = metricRequests().find((r) => r.query.from)?.query.from;
+			expect(json[0].from).toBe(sentFrom);
+			expect(json[0].from).toMatch(/^.{19}[+-]\d{2}:\d{2}$/);
+			expect(json[0].to).toBeNull();
+			expect(metricRequests().some((r) => 'to' in r.query)).toBe(false);
+		},
+	);
+
+	it.each([1, 2])('version %i: Get has no unit field and From as sent', async (version) => {
+		const from = wallClockHoursAgo(3);
+		const { json, error } = await runContactCenter(
+			fixture.credentials,
+			{ resource: 'metric', operation: 'get', metric: 'handleTime', from },
+			[{}],
+			false,
+			version,
+		);
+		expect(error).toBeUndefined();
+		expect(Object.keys(json[0]).sort()).toEqual(
+			['metric', 'value', 'from', 'to', 'mediumId', 'channelId', 'retrievedAt'].sort(),
+		);
+		expect(json[0]).toMatchObject({ from: metricRequests()[0].query.from, to: null });
+	});
+
+	it('version 3: Get Snapshot names the seconds in its time columns and gives From, To and Retrieved At in UTC, To the end it read', async () => {
+		const from = wallClockHoursAgo(3);
+		const before = Date.now();
+		const { json, error } = await runContactCenter(
+			fixture.credentials,
+			{ resource: 'metric', operation: 'getSnapshot', from },
+			[{}],
+			false,
+			3,
+		);
+		const after = Date.now();
+		expect(error).toBeUndefined();
+		const [row] = json;
+		for (const field of ['from', 'to', 'retrievedAt']) expect(row[field]).toMatch(UTC_ISO);
+		const windowed = metricRequests().filter((r) => r.path.startsWith('/reporting-metrics/'));
+		const sent = windowed.filter((r) => !r.path.endsWith('/agent-availability'));
+		expect(sent).toHaveLength(5);
+		expect(new Set(sent.map((r) => r.query.to)).size).toBe(1);
+		expect(row.to).toBe(new Date(Date.parse(String(sent[0].query.to))).toISOString());
+		expect(row.from).toBe(new Date(Date.parse(String(sent[0].query.from))).toISOString());
+		expect(Date.parse(String(row.to))).toBeGreaterThanOrEqual(before);
+		expect(Date.parse(String(row.to))).toBeLessThanOrEqual(Date.parse(String(row.retrievedAt)));
+		expect(Date.parse(String(row.retrievedAt))).toBeLessThanOrEqual(after);
+		const queue = metricRequests().filter((r) => r.path.startsWith('/queue-metrics/'));
+		expect(queue.every((r) => !('to' in r.query))).toBe(true);
+		expect(row).not.toHaveProperty('firstResponseTime');
+		expect(typeof row.firstResponseTimeSeconds).toBe('number');
+	});
+
+	it('version 3: Get gives the unit and From and To in UTC; a To that was set is kept', async () => {
+		const from = wallClockHoursAgo(3);
+		const to = wallClockHoursAgo(1);
+		const { json, error } = await runContactCenter(
+			fixture.credentials,
+			{ resource: 'metric', operation: 'get', metric: 'longestWaitTime', status: 'new' },
+			[{}],
+			false,
+			3,
+		);
+		expect(error).toBeUndefined();
+		expect(json[0]).toMatchObject({ metric: 'longestWaitTime', unit: 'seconds' });
+		expect(json[0]).not.toHaveProperty('to');
+
+		const volume = await runContactCenter(
+			fixture.credentials,
+			{ resource: 'metric', operation: 'get', metric: 'inboundMessageVolume', from, to },
+			[{}],
+			false,
+			3,
+		);
+		expect(volume.error).toBeUndefined();
+		const query = metricRequests().find((r) => r.path.endsWith('/inbound-message-volume'))?.query;
+		expect(volume.json[0]).toMatchObject({
+			unit: 'messages',
+			from: new Date(Date.parse(String(query?.from))).toISOString(),
+			to: new Date(Date.parse(String(query?.to))).toISOString(),
+		});
+		expect(String(query?.to)).not.toMatch(/Z$/);
+	});
+
+	it('version 3: a From in the future with To empty is refused before anything is sent', async () => {
+		const { error } = await runContactCenter(
+			fixture.credentials,
+			{
+				resource: 'metric',
+				operation: 'getSnapshot',
+				from: new Date(Date.now() + 3_600_000).toISOString(),
+			},
+			[{}],
+			false,
+			3,
+		);
+		expect(describeError(error).message).toContain('is not in the past');
+		expect(metricRequests()).toHaveLength(0);
 	});
 });

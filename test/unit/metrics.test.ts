@@ -3,6 +3,7 @@ import {
 	METRIC_KEYS,
 	METRICS,
 	MetricParameterError,
+	snapshotColumn,
 	type MetricInput,
 	type MetricKey,
 } from '../../nodes/ContactCenter/helpers/metrics';
@@ -201,5 +202,82 @@ describe('buildMetricQuery', () => {
 			{ now, workflowTimeZone: 'Europe/Amsterdam' },
 		);
 		expect(query.qs.from).toBe('2026-11-20T09:00:00+01:00');
+	});
+});
+
+describe('units (spec 4.5: first response, handle and longest wait time are in seconds)', () => {
+	it('gives the three times the unit seconds and every count what it counts', () => {
+		expect(Object.fromEntries(METRIC_KEYS.map((metric) => [metric, METRICS[metric].unit]))).toEqual(
+			{
+				inboundMessageVolume: 'messages',
+				outboundMessageVolume: 'messages',
+				firstResponseTime: 'seconds',
+				resolvedWithOneReply: 'messages',
+				handleTime: 'seconds',
+				agentAvailability: 'agents',
+				contactsWaiting: 'contacts',
+				longestWaitTime: 'seconds',
+			},
+		);
+	});
+
+	it.each(METRIC_KEYS)('%s: the description the node shows names the unit', (metric) => {
+		expect(METRICS[metric].description).toContain(METRICS[metric].unit);
+	});
+
+	it('names the seconds in the snapshot columns of the times only', () => {
+		expect(METRIC_KEYS.map(snapshotColumn)).toEqual([
+			'inboundMessageVolume',
+			'outboundMessageVolume',
+			'firstResponseTimeSeconds',
+			'resolvedWithOneReply',
+			'handleTimeSeconds',
+			'agentAvailability',
+			'contactsWaiting',
+			'longestWaitTimeSeconds',
+		]);
+	});
+});
+
+describe('the window that is read (node version 3 ends an open window at now)', () => {
+	const version3 = { ...options, endOpenWindowAtNow: true };
+
+	it('sends now as To when To is empty, and gives both ends in epoch milliseconds', () => {
+		const query = buildMetricQuery('handleTime', { from: '2026-11-22T06:00:00-05:00' }, version3);
+		expect(query.qs.to).toBe('2026-11-22T12:00:00.000Z');
+		expect(query.window).toEqual({
+			fromMs: Date.parse('2026-11-22T11:00:00Z'),
+			toMs: now,
+		});
+	});
+
+	it('keeps a To that was set', () => {
+		const query = buildMetricQuery('handleTime', { from: hoursAgo(3), to: hoursAgo(1) }, version3);
+		expect(query.qs.to).toBe(hoursAgo(1));
+		expect(query.window.toMs).toBe(now - 3_600_000);
+	});
+
+	it('sends no To to the metrics that take none', () => {
+		const query = buildMetricQuery('contactsWaiting', { status: 'new' }, version3);
+		expect(query.qs).toEqual({ status: 'new' });
+		expect(query.window).toEqual({ fromMs: undefined, toMs: undefined });
+	});
+
+	it('leaves To out in versions 1 and 2 (the service reads up to its own now)', () => {
+		const query = buildMetricQuery('handleTime', { from: hoursAgo(3) }, options);
+		expect(query.qs).not.toHaveProperty('to');
+		expect(query.window.toMs).toBeUndefined();
+	});
+
+	it("refuses a From in the future when To is empty, naming 'From'", () => {
+		let caught: unknown;
+		try {
+			buildMetricQuery('handleTime', { from: hoursAgo(-1) }, version3);
+		} catch (error) {
+			caught = error;
+		}
+		expect(caught).toBeInstanceOf(MetricParameterError);
+		expect((caught as MetricParameterError).parameter).toBe('from');
+		expect((caught as MetricParameterError).message).toContain('is not in the past');
 	});
 });

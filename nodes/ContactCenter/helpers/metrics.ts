@@ -1,4 +1,4 @@
-import { isValidTimeZone, toInstant } from './dateTime';
+import { isValidTimeZone, toInstant, type Instant } from './dateTime';
 
 export type MetricParameter =
 	| 'from'
@@ -12,10 +12,14 @@ export type MetricParameter =
 
 type Requirement = 'required' | 'optional';
 
+/** What a metric's value counts or measures (spec 4.5): times are in seconds. */
+export type MetricUnit = 'seconds' | 'messages' | 'agents' | 'contacts';
+
 export interface MetricDefinition {
 	name: string;
 	path: string;
 	description: string;
+	unit: MetricUnit;
 	parameters: Partial<Record<MetricParameter, Requirement>>;
 }
 
@@ -33,19 +37,22 @@ export const METRICS = {
 	inboundMessageVolume: {
 		name: 'Inbound Message Volume',
 		path: '/reporting-metrics/inbound-message-volume',
-		description: 'Count of inbound messages',
+		description: 'Number of inbound messages',
+		unit: 'messages',
 		parameters: VOLUME_PARAMETERS,
 	},
 	outboundMessageVolume: {
 		name: 'Outbound Message Volume',
 		path: '/reporting-metrics/outbound-message-volume',
-		description: 'Count of outbound messages',
+		description: 'Number of outbound messages',
+		unit: 'messages',
 		parameters: VOLUME_PARAMETERS,
 	},
 	firstResponseTime: {
 		name: 'First Response Time',
 		path: '/reporting-metrics/first-response-time',
-		description: 'Average seconds to the first response to an inbound message',
+		description: 'Average time to the first response to an inbound message, in seconds',
+		unit: 'seconds',
 		parameters: { from: 'required', to: 'optional', mediumId: 'optional', channelId: 'optional' },
 	},
 	resolvedWithOneReply: {
@@ -53,30 +60,35 @@ export const METRICS = {
 		path: '/reporting-metrics/resolved-with-one-reply',
 		description:
 			'Number of messages resolved with at least one reply (last 5 days when From is empty)',
+		unit: 'messages',
 		parameters: { from: 'optional', to: 'optional', mediumId: 'optional', channelId: 'optional' },
 	},
 	handleTime: {
 		name: 'Handle Time',
 		path: '/reporting-metrics/handle-time',
-		description: 'Average seconds a conversation is handled by an agent',
+		description: 'Average time a conversation is handled by an agent, in seconds',
+		unit: 'seconds',
 		parameters: { from: 'required', to: 'optional', mediumId: 'optional', channelId: 'optional' },
 	},
 	agentAvailability: {
 		name: 'Agent Availability',
 		path: '/reporting-metrics/agent-availability',
 		description: 'Number of agents available or away',
+		unit: 'agents',
 		parameters: { channelId: 'optional', userPresenceStatus: 'optional' },
 	},
 	contactsWaiting: {
 		name: 'Contacts Waiting',
 		path: '/queue-metrics/contacts-waiting',
 		description: 'Number of contacts waiting in the queue for a response',
+		unit: 'contacts',
 		parameters: { mediumId: 'optional', channelId: 'optional', status: 'required' },
 	},
 	longestWaitTime: {
 		name: 'Longest Wait Time',
 		path: '/queue-metrics/longest-wait-time',
-		description: 'Current longest time in seconds a contact waits for a response',
+		description: 'Current longest time a contact waits for a response, in seconds',
+		unit: 'seconds',
 		parameters: { mediumId: 'optional', channelId: 'optional', status: 'required' },
 	},
 } satisfies Record<string, MetricDefinition>;
@@ -84,6 +96,14 @@ export const METRICS = {
 export type MetricKey = keyof typeof METRICS;
 
 export const METRIC_KEYS = Object.keys(METRICS) as MetricKey[];
+
+/**
+ * A metric's column in a snapshot row from node version 3: a time says its unit in its name
+ * (firstResponseTimeSeconds); a count keeps the metric's name, which names what it counts.
+ */
+export function snapshotColumn(metric: MetricKey): string {
+	return METRICS[metric].unit === 'seconds' ? `${metric}Seconds` : metric;
+}
 
 export function metricsTaking(parameter: MetricParameter, requirement?: Requirement): MetricKey[] {
 	return METRIC_KEYS.filter((key) => {
@@ -141,6 +161,18 @@ export interface MetricQuery {
 	path: string;
 	/** Query string as sent; only the parameters this endpoint takes, only when set. */
 	qs: Partial<Record<MetricParameter, string>>;
+	/** The window's ends as sent, in epoch milliseconds; only those sent. */
+	window: { fromMs?: number; toMs?: number };
+}
+
+export interface MetricQueryOptions {
+	now: number;
+	workflowTimeZone: string;
+	/**
+	 * Node version 3: an empty To is sent as `now`, so that the window that was read has an end the
+	 * output can name. Versions 1 and 2 leave it out (the service reads up to its own now).
+	 */
+	endOpenWindowAtNow?: boolean;
 }
 
 const isBlank = (value: unknown) =>
@@ -154,7 +186,7 @@ const isBlank = (value: unknown) =>
 export function buildMetricQuery(
 	metric: MetricKey,
 	input: MetricInput,
-	options: { now: number; workflowTimeZone: string },
+	options: MetricQueryOptions,
 ): MetricQuery {
 	const definition: MetricDefinition = METRICS[metric];
 	const takes = (parameter: MetricParameter) => definition.parameters[parameter] !== undefined;
@@ -184,7 +216,10 @@ export function buildMetricQuery(
 		return instant;
 	};
 	const from = readInstant('from');
-	const to = readInstant('to');
+	const openWindowEndsNow = takes('to') && isBlank(input.to) && options.endOpenWindowAtNow === true;
+	const to: Instant | undefined = openWindowEndsNow
+		? { epochMs: options.now, iso: new Date(options.now).toISOString() }
+		: readInstant('to');
 
 	if (from && definition.parameters.from === 'required') {
 		const oldestAllowed = options.now - MAX_HISTORY_DAYS * GROUP_BY_INTERVALS.day;
@@ -196,6 +231,13 @@ export function buildMetricQuery(
 			);
 		}
 	}
+	if (from && to && to.epochMs <= from.epochMs && openWindowEndsNow) {
+		throw new MetricParameterError(
+			'from',
+			`'From' (${from.iso}) is not in the past`,
+			"With 'To' empty the range ends now: set 'From' to a moment before now, or set 'To' after 'From'",
+		);
+	}
 	if (from && to && to.epochMs <= from.epochMs) {
 		throw new MetricParameterError(
 			'to',
@@ -205,6 +247,7 @@ export function buildMetricQuery(
 	}
 	if (from) qs.from = from.iso;
 	if (to) qs.to = to.iso;
+	const window = { fromMs: from?.epochMs, toMs: to?.epochMs };
 
 	/** A set value of a parameter the endpoint takes, checked against its allowed values. */
 	const readChoice = (parameter: MetricParameter, allowed: readonly string[], fix: string) => {
@@ -284,7 +327,7 @@ export function buildMetricQuery(
 			'Queue metrics count conversations that are new or pending: choose one of them',
 		),
 	);
-	return { metric, path: definition.path, qs };
+	return { metric, path: definition.path, qs, window };
 }
 
 function parameterHint(parameter: MetricParameter): string {

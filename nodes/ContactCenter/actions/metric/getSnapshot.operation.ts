@@ -6,12 +6,14 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
+import { toUtcIso } from '../../helpers/dateTime';
 import { processItems } from '../../helpers/items';
 import { readMetricResponse } from '../../helpers/metricResponse';
 import {
 	buildMetricQuery,
 	METRIC_KEYS,
 	METRICS,
+	snapshotColumn,
 	type MetricInput,
 	type MetricKey,
 } from '../../helpers/metrics';
@@ -22,12 +24,19 @@ import {
 	DEFAULT_FROM,
 	MEDIUM_OPTIONS,
 	metricContext,
+	outputsUnitsAndUtc,
 	presenceOptions,
 	queueStatusOptions,
 	toDescription,
 } from './common';
 
 const show = { show: { resource: ['metric'], operation: ['getSnapshot'] } };
+
+const metricOptions = METRIC_KEYS.map((key) => ({
+	name: METRICS[key].name,
+	value: key,
+	description: METRICS[key].description,
+}));
 
 export const description: INodeProperties[] = [
 	{
@@ -37,13 +46,20 @@ export const description: INodeProperties[] = [
 		required: true,
 		default: [...METRIC_KEYS],
 		description:
-			'The metrics to read, all in one output item with one column per metric. The calls run at the same time.',
-		options: METRIC_KEYS.map((key) => ({
-			name: METRICS[key].name,
-			value: key,
-			description: METRICS[key].description,
-		})),
-		displayOptions: show,
+			'The metrics to read, all in one output item with one column per metric, named like the metric. Times are in seconds, the others are counts. The calls run at the same time.',
+		options: metricOptions,
+		displayOptions: { show: { ...show.show, '@version': [1, 2] } },
+	},
+	{
+		displayName: 'Metrics',
+		name: 'metrics',
+		type: 'multiOptions',
+		required: true,
+		default: [...METRIC_KEYS],
+		description:
+			'The metrics to read, all in one output item with one column per metric. Times are in seconds and their columns say so (e.g. firstResponseTimeSeconds); the others are counts. From, To and Retrieved At are in UTC. The calls run at the same time.',
+		options: metricOptions,
+		displayOptions: { show: { ...show.show, '@version': [{ _cnd: { gte: 3 } }] } },
 	},
 	{
 		displayName: 'From',
@@ -145,18 +161,25 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 					metricName: METRICS[failed.query.metric].name,
 				});
 			}
-			const from = queries.find((query) => query.qs.from)?.qs.from ?? null;
-			const to = queries.find((query) => query.qs.to)?.qs.to ?? null;
+			const retrievedAt = new Date().toISOString();
+			const values = outcomes.map((outcome) => ({
+				metric: outcome.query.metric,
+				value: 'value' in outcome ? outcome.value : null,
+			}));
+			if (!outputsUnitsAndUtc.call(this)) {
+				return {
+					from: queries.find((query) => query.qs.from)?.qs.from ?? null,
+					to: queries.find((query) => query.qs.to)?.qs.to ?? null,
+					retrievedAt,
+					...Object.fromEntries(values.map(({ metric, value }) => [metric, value])),
+				};
+			}
+			const window = queries.find((query) => query.window.toMs !== undefined)?.window ?? {};
 			return {
-				from,
-				to,
-				retrievedAt: new Date().toISOString(),
-				...Object.fromEntries(
-					outcomes.map((outcome) => [
-						outcome.query.metric,
-						'value' in outcome ? outcome.value : null,
-					]),
-				),
+				from: toUtcIso(window.fromMs),
+				to: toUtcIso(window.toMs),
+				retrievedAt,
+				...Object.fromEntries(values.map(({ metric, value }) => [snapshotColumn(metric), value])),
 			};
 		},
 	});

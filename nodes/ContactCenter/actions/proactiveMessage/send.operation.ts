@@ -265,7 +265,7 @@ export const description: INodeProperties[] = [
 					'Send every item. A rerun or Retry sends again what was already sent; no record is needed.',
 			},
 		],
-		displayOptions: show({ '@version': [2] }),
+		displayOptions: show({ '@version': [{ _cnd: { gte: 2 } }] }),
 	},
 	{
 		displayName: 'Send Once Key',
@@ -276,7 +276,7 @@ export const description: INodeProperties[] = [
 		placeholder: 'e.g. {{ $json.contact }}-{{ $today.toISODate() }}',
 		description:
 			'The same key means the same message: an item whose key was sent within the Send Once Period is skipped. E.g. the contact and the date for one reminder per contact per day.',
-		displayOptions: show({ '@version': [2], sendOnce: ['customKey'] }),
+		displayOptions: show({ '@version': [{ _cnd: { gte: 2 } }], sendOnce: ['customKey'] }),
 	},
 	{
 		displayName: 'Send Once Period (Hours)',
@@ -285,7 +285,10 @@ export const description: INodeProperties[] = [
 		typeOptions: { minValue: 0.01, maxValue: MAX_SEND_ONCE_HOURS, numberPrecision: 2 },
 		default: DEFAULT_SEND_ONCE_HOURS,
 		description: `How long a sent message blocks the same message (or key) from being sent again, at most ${MAX_SEND_ONCE_HOURS}`,
-		displayOptions: show({ '@version': [2], sendOnce: ['message', 'customKey'] }),
+		displayOptions: show({
+			'@version': [{ _cnd: { gte: 2 } }],
+			sendOnce: ['message', 'customKey'],
+		}),
 	},
 	{
 		displayName: 'Options',
@@ -580,6 +583,12 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 	const timeoutMs = (options.sendTimeout ?? DEFAULT_SEND_TIMEOUT_SECONDS) * 1000;
 	const maxRateLimitWaitMs =
 		(options.rateLimitMaxWaitMinutes ?? DEFAULT_RATE_LIMIT_WAIT_MINUTES) * 60_000;
+	if (
+		this.getNode().typeVersion >= 2 &&
+		this.getNodeParameter('sendOnce', 0, 'message') !== 'off'
+	) {
+		await durableRecord.warnIfKeyExpiresSoon(this);
+	}
 
 	const releaseQuietly = async (once: SendOnceTarget, claimId: number) => {
 		await durableRecord.release(this, once.scope, once.key, claimId).catch((error: Error) => {
@@ -752,13 +761,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 				// Not recorded as done, the claim stays: a later run reports the message as one that
 				// may have been sent and does not send it again.
 				await durableRecord
-					.markDone(
-						this,
-						once.scope,
-						once.key,
-						sentDetailText({ correlationId, sentAt }),
-						claimId,
-					)
+					.markDone(this, once.scope, once.key, sentDetailText({ correlationId, sentAt }), claimId)
 					.catch((error: Error) => {
 						this.logger.warn(
 							`Contact Center: recording message ${correlationId} as sent failed: ${error.message}`,

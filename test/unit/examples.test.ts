@@ -1,0 +1,60 @@
+import { readdirSync, readFileSync } from 'fs';
+import { join } from 'path';
+
+const EXAMPLES = join(__dirname, '../../examples');
+
+interface StickyNote {
+	name: string;
+	parameters: { content: string; width: number; height: number };
+}
+
+function stickyNotes(file: string): StickyNote[] {
+	const workflow = JSON.parse(readFileSync(join(EXAMPLES, file), 'utf8')) as {
+		nodes: Array<StickyNote & { type: string }>;
+	};
+	return workflow.nodes.filter((node) => node.type === 'n8n-nodes-base.stickyNote');
+}
+
+/*
+ * n8n 2.41's sticky note (editor CSS): 8 px padding left, right and top; text area = the note's
+ * height minus 24 px (--spacing--lg); paragraphs 14 px at line height 1.35 with 8 px below; an
+ * h2 24 px at line height 1.35 with 8 px below. 7 px is a pessimistic mean glyph width of Inter at
+ * 14 px: with it this estimate was at or above the height Chromium rendered for every example note
+ * (InterVariable from n8n's editor, 2026-11-25).
+ */
+const MEAN_GLYPH_PX = 7;
+const PARAGRAPH_LINE_PX = 14 * 1.35;
+const HEADING_PX = 24 * 1.35;
+const BLOCK_GAP_PX = 8;
+const PADDING_X_PX = 16;
+const NOTE_CHROME_PX = 24;
+
+function estimatedNoteHeight({ content, width }: StickyNote['parameters']): number {
+	const glyphsPerLine = Math.floor((width - PADDING_X_PX) / MEAN_GLYPH_PX);
+	let height = NOTE_CHROME_PX;
+	for (const line of content.split('\n').filter((text) => text.trim() !== '')) {
+		if (line.startsWith('## ')) {
+			height += HEADING_PX + BLOCK_GAP_PX;
+			continue;
+		}
+		const visible = line.replace(/\*\*|`/g, '');
+		height += Math.ceil(visible.length / glyphsPerLine) * PARAGRAPH_LINE_PX + BLOCK_GAP_PX;
+	}
+	return height;
+}
+
+describe('example workflows', () => {
+	const files = readdirSync(EXAMPLES).filter((file) => file.endsWith('.json'));
+
+	it('are the five examples', () => {
+		expect(files).toHaveLength(5);
+	});
+
+	it.each(files)('%s: every sticky note is tall enough to show its whole text', (file) => {
+		for (const note of stickyNotes(file)) {
+			expect(note.parameters.height).toBeGreaterThanOrEqual(
+				Math.ceil(estimatedNoteHeight(note.parameters)),
+			);
+		}
+	});
+});
