@@ -11,6 +11,29 @@ import * as crmLookup from './actions/crmLookup';
 import * as metric from './actions/metric';
 import * as proactiveMessage from './actions/proactiveMessage';
 import { router } from './actions/router';
+import { METRIC_KEYS, METRICS } from './helpers/metrics';
+
+const nameOf = (options: Array<{ name: string; value: string }>) =>
+	JSON.stringify(Object.fromEntries(options.map(({ name, value }) => [value, name])));
+
+/**
+ * n8n names a node added from the panel after its action ("Send message"), so the canvas subtitle
+ * says what that name does not: the medium, the metric, the answer. Every branch is evaluated, so
+ * none may throw.
+ */
+const SUBTITLE_BY_OPERATION: Record<string, string> = {
+	'proactiveMessage:send': `${nameOf(proactiveMessage.send.MEDIUM_OPTIONS)}[$parameter["medium"]]`,
+	'proactiveMessage:getStatus': '"Counts per status"',
+	'proactiveMessage:getFailed': '"Contact and reason of each"',
+	'metric:get': `${nameOf(METRIC_KEYS.map((key) => ({ name: METRICS[key].name, value: key })))}[$parameter["metric"]]`,
+	'metric:getSnapshot': '($parameter["metrics"] || []).length + " metrics in one row"',
+	'crmLookup:respond':
+		'{"found": "Found: 200", "notFound": "Not found: 404"}[$parameter["respondWith"]]',
+};
+
+const SUBTITLE = `={{ ({${Object.entries(SUBTITLE_BY_OPERATION)
+	.map(([key, expression]) => `"${key}": ${expression}`)
+	.join(', ')}})[$parameter["resource"] + ":" + $parameter["operation"]] }}`;
 
 export class ContactCenter implements INodeType {
 	description: INodeTypeDescription = {
@@ -23,8 +46,7 @@ export class ContactCenter implements INodeType {
 		group: ['output'],
 		version: [1, 2, 3],
 		defaultVersion: 3,
-		subtitle:
-			'={{ {"proactiveMessage:send": "Send Message", "proactiveMessage:getStatus": "Get Message Status", "proactiveMessage:getFailed": "Get Failed Messages", "metric:get": "Get Metric", "metric:getSnapshot": "Get Metric Snapshot", "crmLookup:respond": "Respond to Lookup"}[$parameter["resource"] + ":" + $parameter["operation"]] }}',
+		subtitle: SUBTITLE,
 		description:
 			'Send SMS and WhatsApp messages, read their delivery statuses, read real-time contact-center metrics and answer CRM lookups',
 		defaults: { name: 'Contact Center' },

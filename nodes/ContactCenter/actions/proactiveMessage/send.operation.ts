@@ -79,6 +79,12 @@ const textProperty: Omit<INodeProperties, 'displayOptions'> = {
 	description: 'The message text sent to the contact',
 };
 
+export const MEDIUM_OPTIONS = [
+	{ name: 'SMS via MessageBird', value: 'MESSAGEBIRD' },
+	{ name: 'SMS via Twilio', value: 'TWILIO' },
+	{ name: 'WhatsApp', value: 'WHATSAPP' },
+];
+
 export const description: INodeProperties[] = [
 	{
 		displayName: 'Medium',
@@ -87,11 +93,7 @@ export const description: INodeProperties[] = [
 		required: true,
 		default: 'WHATSAPP',
 		description: 'How the message is sent',
-		options: [
-			{ name: 'SMS via MessageBird', value: 'MESSAGEBIRD' },
-			{ name: 'SMS via Twilio', value: 'TWILIO' },
-			{ name: 'WhatsApp', value: 'WHATSAPP' },
-		],
+		options: MEDIUM_OPTIONS,
 		displayOptions: show(),
 	},
 	{
