@@ -8,7 +8,10 @@ const keyExpiringIn = (ms?: number) =>
 const DAY = 24 * 60 * 60 * 1000;
 
 /** The credential test's context with n8n's legacy `request` answering by path. */
-function contextAnswering(statusByPath: Record<string, number | Error>) {
+function contextAnswering(
+	statusByPath: Record<string, number | Error>,
+	bodyByPath: Record<string, unknown> = {},
+) {
 	const calls: Array<{ uri: string; headers: Record<string, string> }> = [];
 	const context = {
 		logger: {},
@@ -18,7 +21,7 @@ function contextAnswering(statusByPath: Record<string, number | Error>) {
 				const path = new URL(options.uri).pathname.replace('/api/v1', '');
 				const answer = statusByPath[path] ?? 404;
 				if (answer instanceof Error) throw answer;
-				return { statusCode: answer, body: { data: [] } };
+				return { statusCode: answer, body: bodyByPath[path] ?? { data: [] } };
 			},
 		},
 	} as unknown as ICredentialTestFunctions;
@@ -28,8 +31,9 @@ function contextAnswering(statusByPath: Record<string, number | Error>) {
 const runCredentialTest = async (
 	statusByPath: Record<string, number | Error>,
 	data: Record<string, unknown>,
+	bodyByPath: Record<string, unknown> = {},
 ) => {
-	const { context, calls } = contextAnswering(statusByPath);
+	const { context, calls } = contextAnswering(statusByPath, bodyByPath);
 	const result = await testRecordCredential.call(context, {
 		id: '1',
 		name: 'record',
@@ -40,15 +44,16 @@ const runCredentialTest = async (
 };
 
 describe("the Contact Center Record API credential's Test", () => {
-	test('passes a key without expiry that reads data tables and cannot list users', async () => {
+	test("passes a Member's key without expiry that reads data tables", async () => {
 		const { result, calls } = await runCredentialTest(
-			{ '/data-tables': 200, '/users': 403 },
+			{ '/data-tables': 200, '/users/u': 200 },
 			{ apiKey: keyExpiringIn() },
+			{ '/users/u': { id: 'u', role: 'global:member' } },
 		);
 		expect(result.status).toBe('OK');
 		expect(calls.map((call) => call.uri)).toEqual([
 			'http://localhost:5678/api/v1/data-tables',
-			'http://localhost:5678/api/v1/users',
+			'http://localhost:5678/api/v1/users/u',
 		]);
 		expect(calls.every((call) => call.headers['X-N8N-API-KEY'] === keyExpiringIn().trim())).toBe(
 			true,
@@ -57,26 +62,40 @@ describe("the Contact Center Record API credential's Test", () => {
 
 	test('warns, without failing the key, when it expires within 30 days', async () => {
 		const { result } = await runCredentialTest(
-			{ '/data-tables': 200, '/users': 403 },
+			{ '/data-tables': 200, '/users/u': 403 },
 			{ apiKey: keyExpiringIn(3 * DAY + 60_000) },
 		);
 		expect(result.status).toBe('Error');
 		expect(result.message).toMatch(/^The key works .*it expires on .* \(in 3 days\)/);
 		const later = await runCredentialTest(
-			{ '/data-tables': 200, '/users': 403 },
+			{ '/data-tables': 200, '/users/u': 403 },
 			{ apiKey: keyExpiringIn(31 * DAY) },
 		);
 		expect(later.result.status).toBe('OK');
 		expect(later.result.message).toMatch(/expires on/);
 	});
 
-	test('warns when the key can list the users of this n8n', async () => {
+	test.each([
+		['global:owner', 'owner'],
+		['global:admin', 'admin'],
+	])('warns when the key belongs to the %s', async (role, word) => {
 		const { result } = await runCredentialTest(
-			{ '/data-tables': 200, '/users': 200 },
-			{ apiKey: 'n8n_api_x' },
+			{ '/data-tables': 200, '/users/u': 200 },
+			{ apiKey: keyExpiringIn() },
+			{ '/users/u': { id: 'u', role } },
 		);
 		expect(result.status).toBe('Error');
-		expect(result.message).toMatch(/^The key works .*can list this n8n's users.*Member role/);
+		expect(result.message).toMatch(
+			new RegExp(`^The key works .*it is a key of this n8n's ${word}.*Member role`),
+		);
+	});
+
+	test('a key that may not read its own user (only data table scopes) passes', async () => {
+		const { result } = await runCredentialTest(
+			{ '/data-tables': 200, '/users/u': 403 },
+			{ apiKey: keyExpiringIn() },
+		);
+		expect(result.status).toBe('OK');
 	});
 
 	test('an expired key fails without a call, saying how to make a new one', async () => {

@@ -24,20 +24,33 @@ function base64UrlDecode(part: string): string | undefined {
 	return Buffer.from(part.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8');
 }
 
-/** When the key expires, read from its JWT payload (no signature check: n8n checks it). */
-export function keyExpiryOf(apiKey: string): KeyExpiry {
+/** The key's JWT payload (no signature check: n8n checks it), or undefined for a key that is not a JWT. */
+function payloadOf(apiKey: string): Record<string, unknown> | undefined {
 	const parts = apiKey.trim().split('.');
-	if (parts.length !== 3) return { kind: 'unknown' };
+	if (parts.length !== 3) return undefined;
 	const payloadText = base64UrlDecode(parts[1]);
-	if (payloadText === undefined) return { kind: 'unknown' };
-	let payload: unknown;
+	if (payloadText === undefined) return undefined;
 	try {
-		payload = JSON.parse(payloadText);
+		const payload: unknown = JSON.parse(payloadText);
+		return typeof payload === 'object' && payload !== null && !Array.isArray(payload)
+			? (payload as Record<string, unknown>)
+			: undefined;
 	} catch {
-		return { kind: 'unknown' };
+		return undefined;
 	}
-	if (typeof payload !== 'object' || payload === null) return { kind: 'unknown' };
-	const exp = (payload as { exp?: unknown }).exp;
+}
+
+/** The id of the n8n user the key belongs to (its `sub` claim). */
+export function keyUserIdOf(apiKey: string): string | undefined {
+	const sub = payloadOf(apiKey)?.sub;
+	return typeof sub === 'string' && sub !== '' ? sub : undefined;
+}
+
+/** When the key expires, read from its JWT payload. */
+export function keyExpiryOf(apiKey: string): KeyExpiry {
+	const payload = payloadOf(apiKey);
+	if (payload === undefined) return { kind: 'unknown' };
+	const exp = payload.exp;
 	if (exp === undefined) return { kind: 'never' };
 	if (typeof exp !== 'number' || !Number.isFinite(exp)) return { kind: 'unknown' };
 	return { kind: 'expires', at: exp * 1000 };

@@ -12,8 +12,17 @@ import {
 	formatExpiry,
 	isExpired,
 	keyExpiryOf,
+	keyUserIdOf,
 	timeUntil,
 } from './apiKey';
+
+/** The role n8n answered for the key's own user, when the key may read it. */
+function roleOf(answer: ApiAnswer | undefined): string | undefined {
+	if (answer === undefined || answer.statusCode !== 200) return undefined;
+	const body = answer.body as { role?: unknown; data?: { role?: unknown } } | undefined;
+	const role = body?.role ?? body?.data?.role;
+	return typeof role === 'string' ? role : undefined;
+}
 
 interface ApiAnswer {
 	statusCode: number;
@@ -58,12 +67,15 @@ export async function testRecordCredential(
 		return { status: 'Error', message: `${expiredMessage(expiry.at)}. ${NEW_KEY_STEPS}` };
 	}
 
-	const call = async (path: string): Promise<ApiAnswer> =>
+	const call = async (
+		path: string,
+		qs: Record<string, unknown> = { limit: 1 },
+	): Promise<ApiAnswer> =>
 		// eslint-disable-next-line @n8n/community-nodes/no-deprecated-workflow-functions -- a credential test's context (n8n-core's CredentialTestContext) offers only the legacy `request` helper, no httpRequest
 		(await this.helpers.request({
 			method: 'GET',
 			uri: `${baseUrl}${path}`,
-			qs: { limit: 1 },
+			qs,
 			headers: { 'X-N8N-API-KEY': apiKey },
 			json: true,
 			simple: false,
@@ -111,10 +123,17 @@ export async function testRecordCredential(
 			`it expires on ${formatExpiry(expiry.at)} (${timeUntil(expiry.at, now)}); after that, write backs are answered 503 and Send Once fails. Replace it before then: ${NEW_KEY_STEPS}`,
 		);
 	}
-	const users = await call('/users').catch(() => undefined);
-	if (users !== undefined && users.statusCode >= 200 && users.statusCode < 300) {
+	const userId = keyUserIdOf(apiKey);
+	const user =
+		userId === undefined
+			? undefined
+			: await call(`/users/${encodeURIComponent(userId)}`, { includeRole: true }).catch(
+					() => undefined,
+				);
+	const role = roleOf(user);
+	if (role === 'global:owner' || role === 'global:admin') {
 		warnings.push(
-			`it can do more than the record needs: it can list this n8n's users, so anyone who may use this credential's key could act with its owner's rights. ${LEAST_PRIVILEGE_STEPS}`,
+			`it can do more than the record needs: it is a key of this n8n's ${role === 'global:owner' ? 'owner' : 'admin'}, so it can read and change every workflow and user of this n8n. ${LEAST_PRIVILEGE_STEPS}`,
 		);
 	}
 	if (warnings.length === 0) {
