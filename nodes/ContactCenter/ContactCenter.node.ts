@@ -11,29 +11,6 @@ import * as crmLookup from './actions/crmLookup';
 import * as metric from './actions/metric';
 import * as proactiveMessage from './actions/proactiveMessage';
 import { router } from './actions/router';
-import { METRIC_KEYS, METRICS } from './helpers/metrics';
-
-const nameOf = (options: Array<{ name: string; value: string }>) =>
-	JSON.stringify(Object.fromEntries(options.map(({ name, value }) => [value, name])));
-
-/**
- * n8n names a node added from the panel after its action ("Send message"), so the canvas subtitle
- * says what that name does not: the medium, the metric, the answer. Every branch is evaluated, so
- * none may throw.
- */
-const SUBTITLE_BY_OPERATION: Record<string, string> = {
-	'proactiveMessage:send': `${nameOf(proactiveMessage.send.MEDIUM_OPTIONS)}[$parameter["medium"]]`,
-	'proactiveMessage:getStatus': '"Counts per status"',
-	'proactiveMessage:getFailed': '"Contact and reason of each"',
-	'metric:get': `${nameOf(METRIC_KEYS.map((key) => ({ name: METRICS[key].name, value: key })))}[$parameter["metric"]]`,
-	'metric:getSnapshot': '($parameter["metrics"] || []).length + " metrics in one row"',
-	'crmLookup:respond':
-		'{"found": "Found: 200", "notFound": "Not found: 404"}[$parameter["respondWith"]]',
-};
-
-const SUBTITLE = `={{ ({${Object.entries(SUBTITLE_BY_OPERATION)
-	.map(([key, expression]) => `"${key}": ${expression}`)
-	.join(', ')}})[$parameter["resource"] + ":" + $parameter["operation"]] }}`;
 
 export class ContactCenter implements INodeType {
 	description: INodeTypeDescription = {
@@ -46,7 +23,11 @@ export class ContactCenter implements INodeType {
 		group: ['output'],
 		version: [1, 2, 3],
 		defaultVersion: 3,
-		subtitle: SUBTITLE,
+		// n8n names a node added from the panel after its action ("Send message"), so the subtitle says
+		// what that name does not: the medium, the metric, the number of metrics, the answer. Every
+		// branch of the object is evaluated, so none may throw.
+		subtitle:
+			'={{ ({"proactiveMessage:send": {"MESSAGEBIRD": "SMS via MessageBird", "TWILIO": "SMS via Twilio", "WHATSAPP": "WhatsApp"}[$parameter["medium"]], "proactiveMessage:getStatus": "Counts per status", "proactiveMessage:getFailed": "Contact and reason of each", "metric:get": {"inboundMessageVolume": "Inbound Message Volume", "outboundMessageVolume": "Outbound Message Volume", "firstResponseTime": "First Response Time", "resolvedWithOneReply": "Resolved With One Reply", "handleTime": "Handle Time", "agentAvailability": "Agent Availability", "contactsWaiting": "Contacts Waiting", "longestWaitTime": "Longest Wait Time"}[$parameter["metric"]], "metric:getSnapshot": (($parameter["metrics"] || []).length === 1 ? "1 metric" : ($parameter["metrics"] || []).length + " metrics") + " in one row", "crmLookup:respond": {"found": "Found: 200", "notFound": "Not found: 404"}[$parameter["respondWith"]]})[$parameter["resource"] + ":" + $parameter["operation"]] }}',
 		description:
 			'Send SMS and WhatsApp messages, read their delivery statuses, read real-time contact-center metrics and answer CRM lookups',
 		defaults: { name: 'Contact Center' },

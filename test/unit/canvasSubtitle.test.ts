@@ -1,6 +1,14 @@
-import { NodeHelpers, Workflow, type INode, type INodeTypes } from 'n8n-workflow';
+import {
+	NodeHelpers,
+	Workflow,
+	type INode,
+	type INodeParameters,
+	type INodeTypes,
+} from 'n8n-workflow';
 
 import { ContactCenter } from '../../nodes/ContactCenter/ContactCenter.node';
+import { MEDIUM_OPTIONS } from '../../nodes/ContactCenter/actions/proactiveMessage/send.operation';
+import { METRIC_KEYS, METRICS } from '../../nodes/ContactCenter/helpers/metrics';
 
 const nodeType = new ContactCenter();
 const { description } = nodeType;
@@ -21,11 +29,11 @@ const operations = description.properties
  * their defaults (useCanvasOperations resolveNodeParameters), the name made from the action
  * (NodeHelpers.makeNodeName) and the subtitle evaluated as useNodeHelpers.getNodeSubtitle does.
  */
-function canvasLabels(resource: string, operation: string) {
+function canvasLabels(resource: string, operation: string, set: INodeParameters = {}) {
 	const parameters =
 		NodeHelpers.getNodeParameters(
 			description.properties,
-			{ resource, operation },
+			{ resource, operation, ...set },
 			true,
 			false,
 			{ typeVersion: 3 },
@@ -75,5 +83,20 @@ describe('the canvas label of each operation', () => {
 			{ name: 'Get metric snapshot', subtitle: '8 metrics in one row' },
 			{ name: 'Respond to CRM lookup', subtitle: 'Found: 200' },
 		]);
+	});
+
+	it.each(MEDIUM_OPTIONS)('names the medium $name', ({ name, value }) => {
+		expect(canvasLabels('proactiveMessage', 'send', { medium: value }).subtitle).toBe(name);
+	});
+
+	it.each(METRIC_KEYS)('names the metric %s as the Metric field does', (metric) => {
+		expect(canvasLabels('metric', 'get', { metric }).subtitle).toBe(METRICS[metric].name);
+	});
+
+	it('counts the metrics of a snapshot and names a not-found answer', () => {
+		const snapshot = canvasLabels('metric', 'getSnapshot', { metrics: ['handleTime'] });
+		expect(snapshot.subtitle).toBe('1 metric in one row');
+		const notFound = canvasLabels('crmLookup', 'respond', { respondWith: 'notFound' });
+		expect(notFound.subtitle).toBe('Not found: 404');
 	});
 });
