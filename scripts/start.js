@@ -129,8 +129,12 @@ async function main() {
 		'',
 		`  Signing secret:  ${s.signingSecretLine}`,
 		'',
-		'  Example workflows: ' +
-			s.workflows.map((w) => `${w.name}${w.active ? ' (active)' : ''}`).join('; '),
+		'  Created for you:',
+		`    an n8n API key "${s.recordCredential.apiKeyLabel}" (Settings -> n8n API), used by the record credential`,
+		`    the record credential "${s.recordCredential.name}" (n8n API ${s.recordCredential.apiBaseUrl}, data table ${s.recordCredential.dataTableName})`,
+		'',
+		'  Example workflows:',
+		...s.workflows.map((w) => `    ${w.name}${w.active ? ' (active)' : ''}`),
 	];
 	if (!cfg.service) {
 		lines.push(

@@ -294,6 +294,12 @@ async function startStack(opts) {
 				serviceUrl: service.baseUrl,
 				webhooks: stack.webhooks,
 				workflows: stack.workflows,
+				recordCredential: {
+					name: CREDENTIALS.record.name,
+					apiBaseUrl: `${instance.baseUrl}/api/v1`,
+					apiKeyLabel: instance.apiKeyLabel,
+					dataTableName: RECORD_TABLE_NAME,
+				},
 				signingSecretLine:
 					distinct.length === 1
 						? `${distinct[0]}${secrets.lookup === defaultSecret ? ' (the simulator signs with it)' : ''}`

@@ -561,25 +561,29 @@ async function ensureOwner(instance, owner) {
 }
 
 /** Creates a public API key with every scope the owner may grant. */
-async function createApiKey(instance, cookie, label = 'contact-center-scripts') {
+/** Creates an API key with every scope; resolves to `{ rawApiKey, label }`. */
+async function createApiKey(instance, cookie, labelPrefix = 'contact-center-scripts') {
+	const label = `${labelPrefix}-${Date.now()}`.slice(0, 50);
 	const scopes = await restCall(instance, 'GET', '/api-keys/scopes', { cookie });
 	if (scopes.status !== 200)
 		throw new Error(`listing API key scopes failed: ${scopes.status} ${tail(scopes.text, 300)}`);
 	const list = Array.isArray(scopes.json) ? scopes.json : scopes.json.data;
 	const created = await restCall(instance, 'POST', '/api-keys', {
 		cookie,
-		body: { label: `${label}-${Date.now()}`.slice(0, 50), scopes: list, expiresAt: null },
+		body: { label, scopes: list, expiresAt: null },
 	});
 	if (created.status !== 200)
 		throw new Error(`creating an API key failed: ${created.status} ${tail(created.text, 300)}`);
 	const data = created.json.data ?? created.json;
-	return data.rawApiKey;
+	return { rawApiKey: data.rawApiKey, label };
 }
 
-/** Owner + API key in one go; stores both on the instance. */
+/** Owner + API key in one go; stores both (and the key's label) on the instance. */
 async function setupAccess(instance, owner) {
 	instance.cookie = await ensureOwner(instance, owner);
-	instance.apiKey = await createApiKey(instance, instance.cookie);
+	const apiKey = await createApiKey(instance, instance.cookie);
+	instance.apiKey = apiKey.rawApiKey;
+	instance.apiKeyLabel = apiKey.label;
 	return instance;
 }
 
