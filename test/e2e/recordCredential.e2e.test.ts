@@ -1,0 +1,340 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- test code: JSON read from n8n, untyped */
+/**
+ * The Contact Center Record API credential in a real n8n (the packed package installed as users
+ * install it, the simulator as the service): the key is confined to the package's record calls,
+ * its expiry is read and acted on, and what each kind of key can do is measured.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import * as runtimeModule from '../../scripts/lib/n8n-runtime';
+import * as localModule from '../../scripts/lib/local-setup';
+import * as helpersModule from './helpers';
+
+type Json = Record<string, any>;
+const rt: Json = runtimeModule;
+const local: Json = localModule;
+const { freshStateDir, postSigned, report, waitFor, writeBackPayload }: Json = helpersModule;
+
+const DAY_S = 24 * 60 * 60;
+const WRITE_BACK_SECRET = {
+	id: 'ccExampleWriteBackSecret',
+	name: 'Contact Center write back secret',
+};
+
+let stack: Json;
+let echo: { server: Server; url: string; requests: IncomingHttpHeaders[] };
+const instance = () => stack.instance as Json;
+const nowS = () => Math.floor(Date.now() / 1000);
+
+/** An API key of the signed-in user (`cookie`); `expiresAt` in seconds since the epoch, or null. */
+async function createKey(cookie: string, expiresAt: number | null, scopes?: string[]) {
+	const allowed = await rt.restCall(instance(), 'GET', '/api-keys/scopes', { cookie });
+	const created = await rt.restCall(instance(), 'POST', '/api-keys', {
+		cookie,
+		body: {
+			label: `record-${Date.now()}`,
+			scopes: scopes ?? (Array.isArray(allowed.json) ? allowed.json : allowed.json.data),
+			expiresAt,
+		},
+	});
+	if (created.status !== 200) throw new Error(`API key: ${created.status} ${created.text}`);
+	return (created.json.data ?? created.json).rawApiKey as string;
+}
+
+/**
+ * What the credential dialog's Test answers, through the REST call the editor makes (n8n tests a
+ * saved credential: it reads the stored one by id).
+ */
+async function testCredential(apiKey: string) {
+	const data = {
+		baseUrl: `${instance().baseUrl}/api/v1`,
+		apiKey,
+		dataTableName: 'contact_center_record',
+	};
+	const saved = await rt.publicApi(instance(), 'POST', '/credentials', {
+		name: `record test ${Date.now()}`,
+		type: 'contactCenterRecordApi',
+		data,
+	});
+	const answer = await rt.restCall(instance(), 'POST', '/credentials/test', {
+		cookie: instance().cookie,
+		body: { credentials: { id: saved.id, name: saved.name, type: 'contactCenterRecordApi', data } },
+	});
+	return (answer.json?.data ?? answer.json) as { status: string; message: string };
+}
+
+/** A public API call with a given key: its status and JSON. */
+async function withKey(apiKey: string, method: string, route: string, body?: unknown) {
+	const res = await fetch(`${instance().baseUrl}/api/v1${route}`, {
+		method,
+		headers: { 'X-N8N-API-KEY': apiKey, 'content-type': 'application/json' },
+		body: body === undefined ? undefined : JSON.stringify(body),
+	});
+	const text = await res.text();
+	return { status: res.status, json: text ? JSON.parse(text) : undefined };
+}
+
+async function createRecordCredential(name: string, apiKey: string, dataTableName: string) {
+	const created = await rt.publicApi(instance(), 'POST', '/credentials', {
+		name,
+		type: 'contactCenterRecordApi',
+		data: { baseUrl: `${instance().baseUrl}/api/v1`, apiKey, dataTableName },
+	});
+	return { id: created.id as string, name };
+}
+
+/** A write back workflow (trigger version 3) with its own webhook, using this record credential. */
+async function createWriteBackWorkflow(name: string, record: { id: string; name: string }) {
+	const created = await rt.publicApi(instance(), 'POST', '/workflows', {
+		name,
+		nodes: [
+			{
+				parameters: { endpoint: 'writeBack', events: ['CONVERSATION_RESOLVED'] },
+				name: 'Write back',
+				type: 'n8n-nodes-contact-center.contactCenterTrigger',
+				typeVersion: 3,
+				position: [0, 0],
+				webhookId: randomUUID(),
+				credentials: {
+					contactCenterSigningSecretApi: WRITE_BACK_SECRET,
+					contactCenterRecordApi: record,
+				},
+			},
+		],
+		connections: {},
+		settings: { saveDataSuccessExecution: 'all', saveDataErrorExecution: 'all' },
+	});
+	return created.id as string;
+}
+
+async function webhookOf(workflowId: string): Promise<string> {
+	const hook = await waitFor(
+		async () =>
+			(await rt.registeredWebhooks(instance())).find((r: Json) => r.workflowId === workflowId),
+		{ what: `the webhook of ${workflowId}` },
+	);
+	await rt.waitForWebhook(hook.url);
+	return hook.url;
+}
+
+const deliver = async (url: string, key: string) =>
+	await postSigned(url, writeBackPayload(key, `conv-${key}`), { secret: stack.secrets.writeBack });
+
+beforeAll(async () => {
+	const requests: IncomingHttpHeaders[] = [];
+	const server = createServer((req, res) => {
+		requests.push(req.headers);
+		res.setHeader('content-type', 'application/json');
+		res.end('{"echo":true}');
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	echo = { server, requests, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/` };
+	stack = await local.startStack({
+		userFolder: freshStateDir(),
+		n8nPort: 0,
+		simulatorPort: 0,
+		log: (line: string) => report(`[e2e record credential] ${line}`),
+	});
+}, 900_000);
+
+afterAll(async () => {
+	if (stack) await stack.stop();
+	if (echo) await new Promise((resolve) => echo.server.close(resolve));
+}, 120_000);
+
+describe('the record credential in a real n8n', () => {
+	test('an HTTP Request node with Predefined Credential Type = Contact Center Record API sends no n8n API key and cannot read /api/v1/users', async () => {
+		const record = { id: 'ccExampleRecordApi', name: 'Contact Center record' };
+		const httpNode = (name: string, url: string, x: number) => ({
+			parameters: {
+				url,
+				authentication: 'predefinedCredentialType',
+				nodeCredentialType: 'contactCenterRecordApi',
+				options: {},
+			},
+			name,
+			type: 'n8n-nodes-base.httpRequest',
+			typeVersion: 4.2,
+			position: [x, 0],
+			credentials: { contactCenterRecordApi: record },
+		});
+		const workflow = await rt.publicApi(instance(), 'POST', '/workflows', {
+			name: 'Tries to take the record key',
+			nodes: [
+				{
+					parameters: {},
+					name: 'Start',
+					type: 'n8n-nodes-base.manualTrigger',
+					typeVersion: 1,
+					position: [-200, 0],
+				},
+				httpNode('Send to my server', echo.url, 0),
+				httpNode('Read users', `${instance().baseUrl}/api/v1/users`, 200),
+			],
+			connections: {
+				Start: { main: [[{ node: 'Send to my server', type: 'main', index: 0 }]] },
+				'Send to my server': { main: [[{ node: 'Read users', type: 'main', index: 0 }]] },
+			},
+			settings: {},
+		});
+		const result = await rt.executeWorkflow(instance(), workflow.id);
+		report(
+			`[e2e record credential] headers at the echo server: ${JSON.stringify(echo.requests)}; Read users: ${JSON.stringify(result.error('Read users')?.message ?? result.output('Read users'))}`,
+		);
+		expect(echo.requests).toHaveLength(1);
+		const sent = JSON.stringify(echo.requests[0]);
+		expect(echo.requests[0]['x-n8n-api-key']).toBeUndefined();
+		expect(sent).not.toContain(instance().apiKey);
+		expect(result.output('Read users') ?? []).toHaveLength(0);
+		expect(JSON.stringify(result.error('Read users'))).toMatch(
+			/401|unauthorized|Authorization failed/i,
+		);
+	});
+
+	test("the credential's Test says when a key expires within 30 days, and when it can list users", async () => {
+		const inThreeDays = await createKey(instance().cookie, nowS() + 3 * DAY_S + 3600);
+		const answer = await testCredential(inThreeDays);
+		report(
+			`[e2e record credential] Test of an owner key expiring in 3 days: ${JSON.stringify(answer)}`,
+		);
+		expect(answer.status).toBe('Error');
+		expect(answer.message).toMatch(/^The key works/);
+		expect(answer.message).toMatch(/expires on \d{4}-\d\d-\d\d \d\d:\d\d UTC \(in 3 days\)/);
+		expect(answer.message).toMatch(/it is a key of this n8n's owner/);
+	});
+
+	test("a Member user's key (no key scopes) and a key with only the data table scopes: the record works, users and other people's workflows are out of reach, the Test passes", async () => {
+		const invited = await rt.restCall(instance(), 'POST', '/invitations', {
+			cookie: instance().cookie,
+			body: [{ email: 'record@example.com', role: 'global:member' }],
+		});
+		expect(invited.status).toBe(200);
+		const invite = (invited.json.data ?? invited.json)[0].user;
+		const token = new URL(invite.inviteAcceptUrl).searchParams.get('token');
+		const accepted = await rt.restCall(instance(), 'POST', '/invitations/accept', {
+			body: { token, firstName: 'Record', lastName: 'Keeper', password: 'Record-keeper-1' },
+		});
+		expect(accepted.status).toBe(200);
+		const memberKey = await createKey(accepted.cookie, null);
+		const scopedKey = await createKey(instance().cookie, null, [
+			'dataTable:create',
+			'dataTable:list',
+			'dataTableRow:create',
+			'dataTableRow:read',
+			'dataTableRow:update',
+			'dataTableRow:delete',
+		]);
+		const ownerWorkflows = (await rt.publicApi(instance(), 'GET', '/workflows?limit=250'))
+			.data as Json[];
+		const measured: Json = {};
+		for (const [kind, key] of [
+			['member', memberKey],
+			['dataTableScopes', scopedKey],
+		] as const) {
+			const users = await withKey(key, 'GET', '/users?limit=1');
+			const workflows = await withKey(key, 'GET', '/workflows?limit=250');
+			const ownerWorkflow = await withKey(key, 'GET', `/workflows/${ownerWorkflows[0].id}`);
+			const test = await testCredential(key);
+			measured[kind] = {
+				users: users.status,
+				workflowsListed: workflows.status === 200 ? workflows.json.data.length : workflows.status,
+				ownerWorkflow: ownerWorkflow.status,
+				test: test.status,
+			};
+			// A Member's key lists the users (the Member role has user:list); the scoped key cannot.
+			if (kind === 'dataTableScopes') expect(users.status).toBe(403);
+			expect(ownerWorkflow.status).not.toBe(200);
+			if (workflows.status === 200) expect(workflows.json.data).toHaveLength(0);
+			expect(test).toEqual({
+				status: 'OK',
+				message: expect.stringMatching(/reads this n8n's data tables/),
+			});
+
+			// The record itself with this key: a new key is processed once, its redelivery is a duplicate.
+			const credential = await createRecordCredential(`record ${kind}`, key, `record_${kind}`);
+			const workflowId = await createWriteBackWorkflow(`Write back with a ${kind} key`, credential);
+			await rt.activateWorkflow(instance(), workflowId);
+			const url = await webhookOf(workflowId);
+			const first = await deliver(url, `least-privilege-${kind}`);
+			const again = await deliver(url, `least-privilege-${kind}`);
+			measured[kind].deliveries = [first, again].map((a) => `${a.status} ${a.json?.status}`);
+			expect([first.status, first.json?.status]).toEqual([200, 'processed']);
+			expect([again.status, again.json?.status]).toEqual([200, 'duplicate']);
+			const tables = await withKey(key, 'GET', '/data-tables?limit=100');
+			expect((tables.json.data as Json[]).map((t) => t.name)).toContain(`record_${kind}`);
+		}
+		report(`[e2e record credential] what each key could do: ${JSON.stringify(measured)}`);
+	});
+
+	test('a key that expires after activation: deliveries are answered 503 "expired" and start no run; activating again is refused as expired', async () => {
+		const shortLived = await createKey(instance().cookie, nowS() + 20);
+		const credential = await createRecordCredential(
+			'record expiring',
+			shortLived,
+			'record_expiring',
+		);
+		const workflowId = await createWriteBackWorkflow(
+			'Write back with a key about to expire',
+			credential,
+		);
+		await rt.activateWorkflow(instance(), workflowId);
+		const url = await webhookOf(workflowId);
+		await rt.sleep(Math.max(0, (expiryOf(shortLived) + 1) * 1000 - Date.now()));
+		const answer = await deliver(url, 'after-expiry');
+		report(
+			`[e2e record credential] delivery after the key expired: ${answer.status} ${answer.text}`,
+		);
+		expect(answer.status).toBe(503);
+		expect(answer.json?.message).toMatch(/n8n API key .* expired on/);
+
+		const second = await createWriteBackWorkflow(
+			'Write back activated with an expired key',
+			credential,
+		);
+		const refused = await activationErrorOf(second);
+		report(`[e2e record credential] activation with the expired key: ${refused}`);
+		expect(refused).toMatch(/n8n API key .* expired on .*UTC/);
+		expect((await rt.registeredWebhooks(instance())).map((r: Json) => r.workflowId)).not.toContain(
+			second,
+		);
+		expect(await rt.listExecutions(instance(), { workflowId: second })).toHaveLength(0);
+		const executions = await rt.listExecutions(instance(), { workflowId });
+		expect(executions).toHaveLength(0);
+	});
+});
+
+/**
+ * Why n8n did not activate the workflow's trigger: the activation call's error, or, where n8n
+ * publishes in the background (2.41's workflow publication service, on by default), the failed
+ * trigger's message in the publication status that the editor shows.
+ */
+async function activationErrorOf(workflowId: string): Promise<string | undefined> {
+	const thrown = await rt.activateWorkflow(instance(), workflowId).then(
+		() => undefined,
+		(error: Error) => error.message,
+	);
+	if (thrown !== undefined) return thrown;
+	const failed = await waitFor(
+		async () => {
+			const status = await rt.restCall(
+				instance(),
+				'GET',
+				`/workflows/${workflowId}/publication-status`,
+				{
+					cookie: instance().cookie,
+				},
+			);
+			const triggers = ((status.json?.data ?? status.json)?.triggers ?? []) as Json[];
+			return triggers.find((trigger) => trigger.status === 'failed');
+		},
+		{ what: `the publication status of ${workflowId}`, timeoutMs: 90_000 },
+	);
+	return failed.errorMessage as string;
+}
+
+/** The key's expiry (seconds since the epoch), from its JWT payload. */
+function expiryOf(apiKey: string): number {
+	return JSON.parse(Buffer.from(apiKey.split('.')[1], 'base64url').toString()).exp as number;
+}
