@@ -31,6 +31,12 @@ export type SignedBody =
 type SigningKey = { ok: true; key: Buffer } | { ok: false; message: string };
 
 async function signingKeyOf(context: IWebhookFunctions | IHookFunctions): Promise<SigningKey> {
+	if (!context.getNode().credentials?.[SIGNING_SECRET_CREDENTIAL]) {
+		return {
+			ok: false,
+			message: 'No "Contact Center Signing Secret API" credential is selected in this node',
+		};
+	}
 	const credentials = await context.getCredentials(SIGNING_SECRET_CREDENTIAL);
 	const secret = decodeSigningSecret(credentials.secret);
 	if (secret.ok) return secret;
