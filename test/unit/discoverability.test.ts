@@ -1,6 +1,7 @@
 /**
- * What n8n's nodes panel and canvas show: codex aliases it searches, action names, the canvas
- * subtitle of every operation, and the package metadata every link derives from.
+ * The node descriptions' texts n8n shows (action names, the canvas subtitle of every operation),
+ * the codex files' node types, and the package metadata every link derives from. What the nodes
+ * panel's search finds is measured in a browser: test/e2e/nodesPanel.e2e.test.ts.
  */
 import {
 	Workflow,
@@ -57,34 +58,10 @@ function subtitleFor(resource: string, operation: string): unknown {
 	);
 }
 
-describe('nodes panel search (codex alias)', () => {
-	const searchedFor = (aliases: string[], word: string) =>
-		aliases.some((alias) => alias.toLowerCase() === word.toLowerCase());
-
-	it.each([
-		'SMS',
-		'Send SMS',
-		'Text Message',
-		'WhatsApp',
-		'WhatsApp Template',
-		'Metric',
-		'Metrics',
-		'Dashboard',
-		'Queue',
-		'CRM',
-		'Lookup',
-	])('the Contact Center node is found by "%s"', (word) => {
-		expect(searchedFor(actionCodex.alias, word)).toBe(true);
-	});
-
-	it.each(['CRM', 'Lookup', 'Write Back', 'Notification'])(
-		'the Contact Center Trigger is found by "%s"',
-		(word) => {
-			expect(searchedFor(triggerCodex.alias, word)).toBe(true);
-		},
-	);
-
-	it('codex files name their own node type', () => {
+describe('codex files', () => {
+	// Where a word the user types puts the nodes in n8n's nodes panel shows only in the panel:
+	// test/e2e/nodesPanel.e2e.test.ts types them in a browser (docs/nodes-panel-search.md).
+	it('name their own node type', () => {
 		expect(actionCodex.node).toBe(`${packageJson.name}.contactCenter`);
 		expect(triggerCodex.node).toBe(`${packageJson.name}.contactCenterTrigger`);
 	});

@@ -14,25 +14,34 @@ export const OTHER_WRITE_BACK_TYPES = 'other';
 
 export type Endpoint = 'lookup' | 'writeBack' | 'notification';
 
+/**
+ * n8n's nodes panel lists a trigger's entries from the options of its first property labelled
+ * "Event", "Events" or "Trigger On" (triggersCategory in the editor's useActionsGeneration.ts):
+ * this label makes each endpoint one entry there. Only the label changed; saved workflows store
+ * `endpoint` and its values.
+ */
 export const endpointProperty: INodeProperties = {
-	displayName: 'Endpoint',
+	displayName: 'Trigger On',
 	name: 'endpoint',
 	type: 'options',
 	noDataExpression: true,
 	options: [
 		{
 			name: 'Lookup',
+			action: 'On lookup request',
 			value: 'lookup',
 			description:
 				'The service asks for the attributes of a contact (Lookup button in the conversation view)',
 		},
 		{
 			name: 'Write Back',
+			action: 'On conversation write back',
 			value: 'writeBack',
 			description: 'The service sends a conversation when it is resolved or set to pending',
 		},
 		{
 			name: 'Notification',
+			action: 'On notification',
 			value: 'notification',
 			description: 'The service reports an error, e.g. while importing lookup data',
 		},

@@ -1,0 +1,160 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- test code: the browser helpers are plain JS, untyped */
+/**
+ * What a user finds in n8n's nodes panel, in a real browser: headless Chromium (Debian's package)
+ * driven by puppeteer-core against a real n8n (2.41.1) with the packed package installed. Each
+ * word is typed into the panel's search box, and the Contact Center entry's place in the listed
+ * results is read from the page. How n8n ranks them: docs/nodes-panel-search.md.
+ * CONTACT_CENTER_PACKAGE_TARBALL installs another build of the package instead (the document shows
+ * this test failing on the package before its search words were added).
+ */
+import * as runtimeModule from '../../scripts/lib/n8n-runtime';
+import * as helpersModule from './helpers';
+import * as panelModule from './nodes-panel';
+
+type Json = Record<string, any>;
+const rt: Json = runtimeModule;
+const panel: Json = panelModule;
+const { freshStateDir, report }: Json = helpersModule;
+
+const ENTRY = 'Contact Center';
+/** Every entry point, by the words a user would type for it. */
+const WORDS = [
+	'contact center',
+	'write back',
+	'writeback',
+	'notification',
+	'lookup',
+	'respond to lookup',
+	'crm',
+	'snapshot',
+	'get snapshot',
+	'metric',
+	'proactive message',
+	'whatsapp',
+	'conversation',
+];
+
+let instance: Json;
+let browser: Json;
+let page: Json;
+/** The owner's session for n8n's REST API. */
+let cookie: string;
+
+const log = (line: string) => report(`[e2e nodes panel] ${line}`);
+
+beforeAll(async () => {
+	// Before the long n8n start: a missing browser fails at once, with what to install.
+	browser = await panel.launch();
+	const userFolder = freshStateDir();
+	const runtime = await rt.installRuntime({ log });
+	instance = await rt.createInstance(runtime, { userFolder });
+	const tarball = panel.packageTarball();
+	if (tarball) {
+		log(`installing ${tarball}`);
+		await rt.installPackageInto(userFolder, tarball, { runtime });
+	} else {
+		await rt.buildAndInstallPackage(userFolder, { runtime, log });
+	}
+	await rt.startServer(instance, { log });
+	const loadError = rt.packageLoadError(instance);
+	if (loadError) throw new Error(`n8n did not load the package: ${loadError}`);
+	cookie = await rt.ensureOwner(instance, panel.OWNER);
+	page = await panel.openPage(browser);
+	await panel.signIn(page, instance.baseUrl, panel.OWNER);
+}, 900_000);
+
+afterAll(async () => {
+	await browser?.close();
+	if (instance?.server) await rt.stopServer(instance);
+}, 120_000);
+
+/** 1-based place of the Contact Center entry among the listed results, 0 when not listed. */
+const placeOf = (results: string[]) => results.indexOf(ENTRY) + 1;
+
+describe('"What triggers this workflow?" (the panel of a new workflow)', () => {
+	beforeAll(async () => {
+		await panel.openTriggerPanel(page, instance.baseUrl);
+		expect(await panel.panelTitle(page)).toBe('What triggers this workflow?');
+	}, 120_000);
+
+	test.each(WORDS)('"%s" lists Contact Center among the first 3 results', async (word) => {
+		const results: string[] = await panel.search(page, word);
+		log(`"${word}": ${placeOf(results) || 'not listed'} (${results.slice(0, 6).join(', ')})`);
+		expect({ word, firstThree: results.slice(0, 3) }).toEqual({
+			word,
+			firstThree: expect.arrayContaining([ENTRY]),
+		});
+	});
+
+	test('"sms" lists Contact Center after the built-in SMS nodes n8n ranks by popularity', async () => {
+		// n8n adds its own popularity figure to the score of its built-in nodes only; every node
+		// with the alias "SMS" scores the same otherwise (docs/nodes-panel-search.md).
+		const results: string[] = await panel.search(page, 'sms');
+		log(`"sms": ${placeOf(results) || 'not listed'} (${results.slice(0, 6).join(', ')})`);
+		expect(results.slice(0, 5)).toContain(ENTRY);
+	});
+
+	test('the entry lists one trigger per endpoint: Lookup, Write Back, Notification', async () => {
+		await panel.search(page, 'contact center');
+		await panel.openEntry(page, ENTRY);
+		const categories: Json[] = await panel.categorizedItems(page);
+		const triggers = categories.find((c) => c.category.startsWith('Triggers'));
+		expect(triggers?.items).toEqual([
+			'On lookup request',
+			'On conversation write back',
+			'On notification',
+		]);
+	});
+});
+
+describe('each trigger entry adds a Contact Center Trigger on its endpoint', () => {
+	test.each([
+		['On lookup request', 'Lookup'],
+		['On conversation write back', 'Write Back'],
+		['On notification', 'Notification'],
+	])('"%s" adds the trigger with Trigger On: %s', async (item, endpoint) => {
+		await panel.openTriggerPanel(page, instance.baseUrl);
+		await panel.search(page, 'contact center');
+		await panel.openEntry(page, ENTRY);
+		await panel.chooseItem(page, item);
+		expect(await panel.parameterShown(page, 'endpoint')).toBe(endpoint);
+		await panel.closeNodeSettings(page);
+	});
+});
+
+describe('"What happens next?" (the panel of a workflow that has a trigger)', () => {
+	beforeAll(async () => {
+		const created = await rt.restCall(instance, 'POST', '/workflows', {
+			cookie,
+			body: {
+				name: 'Nodes panel: next step',
+				nodes: [
+					{
+						id: 'manual',
+						name: 'Manual Trigger',
+						type: 'n8n-nodes-base.manualTrigger',
+						typeVersion: 1,
+						position: [0, 0],
+						parameters: {},
+					},
+				],
+				connections: {},
+			},
+		});
+		if (created.status !== 200)
+			throw new Error(`creating the workflow: ${created.status} ${created.text}`);
+		await panel.openNextStepPanel(page, `${instance.baseUrl}/workflow/${created.json.data.id}`);
+		expect(await panel.panelTitle(page)).toBe('What happens next?');
+	}, 120_000);
+
+	test.each(WORDS)('"%s" lists Contact Center among the first 3 results', async (word) => {
+		const results: string[] = await panel.search(page, word);
+		log(
+			`next step, "${word}": ${placeOf(results) || 'not listed'} (${results.slice(0, 6).join(', ')})`,
+		);
+		expect({ word, firstThree: results.slice(0, 3) }).toEqual({
+			word,
+			firstThree: expect.arrayContaining([ENTRY]),
+		});
+	});
+});
