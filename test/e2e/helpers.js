@@ -158,12 +158,35 @@ async function sendAsOtherSender(sim, contacts, metadata) {
 				...(metadata ? { metadata } : {}),
 			}),
 		});
-		if (res.status !== 200) throw new Error(`the other sender got ${res.status}: ${await res.text()}`);
+		if (res.status !== 200)
+			throw new Error(`the other sender got ${res.status}: ${await res.text()}`);
 	}
+}
+
+/**
+ * A local HTTP server that answers every request with `{"echo":true}` and keeps each request's
+ * headers: a server of a workflow author's choice, to see what an n8n node sends it.
+ * Resolves with {url, requests, close()}.
+ */
+async function startEchoServer() {
+	const http = require('node:http');
+	const requests = [];
+	const server = http.createServer((req, res) => {
+		requests.push(req.headers);
+		res.setHeader('content-type', 'application/json');
+		res.end('{"echo":true}');
+	});
+	await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+	return {
+		url: `http://127.0.0.1:${server.address().port}/`,
+		requests,
+		close: () => new Promise((resolve) => server.close(resolve)),
+	};
 }
 
 module.exports = {
 	isAlive,
+	startEchoServer,
 	sendAsOtherSender,
 	sign,
 	postSigned,

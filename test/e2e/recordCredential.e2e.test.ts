@@ -5,8 +5,6 @@
  * its expiry is read and acted on, and what each kind of key can do is measured.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 
 import * as runtimeModule from '../../scripts/lib/n8n-runtime';
 import * as localModule from '../../scripts/lib/local-setup';
@@ -15,7 +13,8 @@ import * as helpersModule from './helpers';
 type Json = Record<string, any>;
 const rt: Json = runtimeModule;
 const local: Json = localModule;
-const { freshStateDir, postSigned, report, waitFor, writeBackPayload }: Json = helpersModule;
+const { freshStateDir, postSigned, report, startEchoServer, waitFor, writeBackPayload }: Json =
+	helpersModule;
 
 const DAY_S = 24 * 60 * 60;
 const WRITE_BACK_SECRET = {
@@ -24,7 +23,7 @@ const WRITE_BACK_SECRET = {
 };
 
 let stack: Json;
-let echo: { server: Server; url: string; requests: IncomingHttpHeaders[] };
+let echo: { url: string; requests: Array<Record<string, string>>; close: () => Promise<void> };
 const instance = () => stack.instance as Json;
 const nowS = () => Math.floor(Date.now() / 1000);
 
@@ -123,14 +122,7 @@ const deliver = async (url: string, key: string) =>
 	await postSigned(url, writeBackPayload(key, `conv-${key}`), { secret: stack.secrets.writeBack });
 
 beforeAll(async () => {
-	const requests: IncomingHttpHeaders[] = [];
-	const server = createServer((req, res) => {
-		requests.push(req.headers);
-		res.setHeader('content-type', 'application/json');
-		res.end('{"echo":true}');
-	});
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-	echo = { server, requests, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/` };
+	echo = await startEchoServer();
 	stack = await local.startStack({
 		userFolder: freshStateDir(),
 		n8nPort: 0,
@@ -141,7 +133,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
 	if (stack) await stack.stop();
-	if (echo) await new Promise((resolve) => echo.server.close(resolve));
+	if (echo) await echo.close();
 }, 120_000);
 
 describe('the record credential in a real n8n', () => {
@@ -268,8 +260,8 @@ describe('the record credential in a real n8n', () => {
 		report(`[e2e record credential] what each key could do: ${JSON.stringify(measured)}`);
 	});
 
-	test('a key that expires after activation: deliveries are answered 503 "expired" and start no run; activating again is refused as expired', async () => {
-		const shortLived = await createKey(instance().cookie, nowS() + 20);
+	test('a key about to expire: runs warn (execution hint, n8n log); once expired, deliveries are answered 503 "expired" and start no run, and a new activation is refused as expired', async () => {
+		const shortLived = await createKey(instance().cookie, nowS() + 45);
 		const credential = await createRecordCredential(
 			'record expiring',
 			shortLived,
@@ -281,6 +273,27 @@ describe('the record credential in a real n8n', () => {
 		);
 		await rt.activateWorkflow(instance(), workflowId);
 		const url = await webhookOf(workflowId);
+		const before = await deliver(url, 'before-expiry');
+		expect([before.status, before.json?.status]).toEqual([200, 'processed']);
+		const run = await waitFor(
+			async () =>
+				(await rt.listExecutions(instance(), { workflowId, includeData: true })).find(
+					(execution: Json) => execution.status === 'success',
+				),
+			{ what: 'the run of the delivery before expiry' },
+		);
+		const hints = run.data.resultData.runData['Write back'][0].hints as Json[];
+		report(
+			`[e2e record credential] hints of a run whose key expires soon: ${JSON.stringify(hints)}`,
+		);
+		expect(hints).toEqual([
+			expect.objectContaining({
+				type: 'warning',
+				message: expect.stringMatching(/n8n API key .* expires on .*UTC \(within the hour\)/),
+			}),
+		]);
+		expect(rt.readLog(instance())).toMatch(/Contact Center: The n8n API key .* expires on/);
+
 		await rt.sleep(Math.max(0, (expiryOf(shortLived) + 1) * 1000 - Date.now()));
 		const answer = await deliver(url, 'after-expiry');
 		report(
@@ -300,8 +313,7 @@ describe('the record credential in a real n8n', () => {
 			second,
 		);
 		expect(await rt.listExecutions(instance(), { workflowId: second })).toHaveLength(0);
-		const executions = await rt.listExecutions(instance(), { workflowId });
-		expect(executions).toHaveLength(0);
+		expect(await rt.listExecutions(instance(), { workflowId })).toHaveLength(1);
 	});
 });
 
