@@ -1,14 +1,9 @@
 /**
- * The node descriptions' texts n8n shows (action names, the canvas subtitle of every operation),
+ * The node descriptions' texts n8n shows (action names; the canvas subtitle: canvasSubtitle.test.ts),
  * the codex files' node types, and the package metadata every link derives from. What the nodes
  * panel's search finds is measured in a browser: test/e2e/nodesPanel.e2e.test.ts.
  */
-import {
-	Workflow,
-	type INodeProperties,
-	type INodePropertyOptions,
-	type INodeTypes,
-} from 'n8n-workflow';
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import { ContactCenterOAuth2Api } from '../../credentials/ContactCenterOAuth2Api.credentials';
 import { ContactCenterSigningSecretApi } from '../../credentials/ContactCenterSigningSecretApi.credentials';
@@ -33,30 +28,6 @@ const operations = optionsOf('resource').flatMap((resource) =>
 		operation,
 	})),
 );
-
-function subtitleFor(resource: string, operation: string): unknown {
-	const node = {
-		id: 'subtitle',
-		name: 'Contact Center',
-		type: 'n8n-nodes-contact-center.contactCenter',
-		typeVersion: 1,
-		position: [0, 0] as [number, number],
-		parameters: { resource, operation },
-	};
-	const nodeTypes = { getByName: () => undefined, getByNameAndVersion: () => undefined };
-	const workflow = new Workflow({
-		nodes: [node],
-		connections: {},
-		active: false,
-		nodeTypes: nodeTypes as unknown as INodeTypes,
-	});
-	return workflow.expression.getSimpleParameterValue(
-		node,
-		description.subtitle as string,
-		'internal',
-		{},
-	);
-}
 
 describe('codex files', () => {
 	// Where a word the user types puts the nodes in n8n's nodes panel shows only in the panel:
@@ -93,17 +64,6 @@ describe('Contact Center node description', () => {
 			expect(operation.action).not.toMatch(/\b(a|an|the)\b/i);
 		},
 	);
-
-	it.each([
-		['proactiveMessage', 'send', 'Send Message'],
-		['proactiveMessage', 'getStatus', 'Get Message Status'],
-		['proactiveMessage', 'getFailed', 'Get Failed Messages'],
-		['metric', 'get', 'Get Metric'],
-		['metric', 'getSnapshot', 'Get Metric Snapshot'],
-		['crmLookup', 'respond', 'Respond to Lookup'],
-	])('canvas subtitle of %s / %s reads "%s"', (resource, operation, subtitle) => {
-		expect(subtitleFor(resource, operation)).toBe(subtitle);
-	});
 });
 
 describe('package metadata', () => {
