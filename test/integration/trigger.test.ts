@@ -173,10 +173,16 @@ describe('Contact Center Trigger v1: how n8n serves each endpoint', () => {
 
 	it('registers nothing remotely, but refuses to activate with a signing secret that cannot work', async () => {
 		const methods = new ContactCenterTrigger().webhookMethods.default;
-		const hookContext = (secret: string) =>
+		const hookContext = (secret: string, selected = true) =>
 			({
 				getCredentials: async () => ({ secret }),
-				getNode: () => ({ name: 'Contact Center Trigger', typeVersion: 1 }),
+				getNode: () => ({
+					name: 'Contact Center Trigger',
+					typeVersion: 1,
+					credentials: selected
+						? { contactCenterSigningSecretApi: { id: '1', name: 'secret' } }
+						: undefined,
+				}),
 				getNodeParameter: () => 'lookup',
 			}) as never;
 		await expect(methods.checkExists.call(hookContext(DEFAULT_SIGNING_SECRET))).resolves.toBe(true);
@@ -185,6 +191,9 @@ describe('Contact Center Trigger v1: how n8n serves each endpoint', () => {
 		await expect(methods.checkExists.call(hookContext('not-hex'))).rejects.toThrow(
 			/credential cannot be used: the secret contains characters other than 0-9 and a-f/,
 		);
+		await expect(
+			methods.checkExists.call(hookContext(DEFAULT_SIGNING_SECRET, false)),
+		).rejects.toThrow('No "Contact Center Signing Secret API" credential is selected in this node');
 	});
 });
 
