@@ -982,6 +982,83 @@ describe('trigger endpoints with signed requests (undici)', () => {
 		expect(executions.length - before).toBe(1);
 	});
 
+	// Before the restart test: the trigger's index of the record was loaded by the deliveries above.
+	test('write back in one process: a done row added by hand counts at once; one deleted by hand (to allow a rerun) counts once the workflow is deactivated and activated again, and the redelivery then runs once', async () => {
+		const tableId = await recordTableId();
+		const id = workflowId('writeBack');
+		const stamp = Date.now();
+		const deliver = async (key: string) => {
+			const res = await postSigned(webhook('writeBack'), writeBack(key, `conv-${key}`), {
+				secret: secret('writeBack'),
+			});
+			return { status: res.status, body: res.json };
+		};
+		const added = `hand-added-${stamp}`;
+		await rt.publicApi(instance(), 'POST', `/data-tables/${tableId}/rows`, {
+			data: [
+				{
+					scope: EXAMPLE_WRITE_BACK_SCOPE,
+					recordKey: `${EXAMPLE_WRITE_BACK_SCOPE}|${added}`,
+					state: 'done',
+					stateAt: Date.now(),
+					detail: '',
+				},
+			],
+		});
+		expect(await deliver(added)).toEqual({
+			status: 200,
+			body: writeBackAnswer('duplicate', added),
+		});
+
+		const rerun = `hand-deleted-${stamp}`;
+		const before = (await executionsOf(id)).length;
+		expect(await deliver(rerun)).toEqual({
+			status: 200,
+			body: writeBackAnswer('processed', rerun),
+		});
+		await writeBackExecutionsUntil(rerun);
+		await redeliverExpectingDuplicate(rerun);
+		const keyRows = `/data-tables/${tableId}/rows/delete?${new URLSearchParams({
+			filter: JSON.stringify({
+				type: 'and',
+				filters: [
+					{
+						columnName: 'recordKey',
+						condition: 'eq',
+						value: `${EXAMPLE_WRITE_BACK_SCOPE}|${rerun}`,
+					},
+				],
+			}),
+		})}`;
+		await rt.publicApi(instance(), 'DELETE', keyRows);
+		expect(
+			(await recordRows(EXAMPLE_WRITE_BACK_SCOPE)).filter(
+				(r) => r.recordKey === `${EXAMPLE_WRITE_BACK_SCOPE}|${rerun}`,
+			),
+		).toEqual([]);
+		// The running process still holds the key as done in its index of the record.
+		expect(await deliver(rerun)).toEqual({
+			status: 200,
+			body: writeBackAnswer('duplicate', rerun),
+		});
+
+		await rt.publicApi(instance(), 'POST', `/workflows/${id}/deactivate`);
+		await rt.activateWorkflow(instance(), id);
+		await rt.waitForWebhook(webhook('writeBack'));
+		expect(await deliver(rerun)).toEqual({
+			status: 200,
+			body: writeBackAnswer('processed', rerun),
+		});
+		const executions = await writeBackExecutionsUntil(rerun);
+		const runs = executions
+			.slice(0, executions.length - before)
+			.filter(
+				(e) => triggerOutput(e, 'Conversation resolved or pending')?.idempotencyKey === rerun,
+			);
+		expect(runs).toHaveLength(2);
+		await redeliverExpectingDuplicate(rerun);
+	});
+
 	// It restarts n8n; the tests after it kill or restart it too.
 	test('write back: redeliveries of processed events stay duplicates after an n8n restart, a CLI export and import, a rename of the trigger node saved with old static data (public API GET then PUT), and deactivation and activation', async () => {
 		expect(acceptedOneAfterAnother).toHaveLength(3);
