@@ -973,3 +973,310 @@ describe('Benchmark 4a: webhook throughput and lookup round trip in a real n8n',
 		keep = false;
 	});
 });
+
+/**
+ * Issue 28: trigger version 3's write back in one n8n process, with this process's index of the
+ * record against the trigger as it was on c8613c8 (every key's rows read before its run), side by
+ * side in the same n8n with n8n's core Webhook node and the minimal community trigger, with the
+ * default engine and with lazy isolate acquisition, with the record empty and holding 100,000
+ * keys. The c8613c8 behaviour is the same package with `fromIndex` dropped for that trigger's scope
+ * by a preload of the benchmark's n8n (bench/fixtures/record-index-off): nothing in the package.
+ * BENCH_V3_REQUESTS (default 120) is the requests per target and round.
+ */
+const V3_ROUNDS = 3;
+const V3_REQUESTS = Number(process.env.BENCH_V3_REQUESTS ?? '120') || 120;
+const V3_RECORDED_KEYS = 100_000;
+const V3_SCOPES = {
+	v3Index: '3a1c9e4d-28aa-4c31-9d0e-000000000028',
+	v3Reads: '3a1c9e4d-28aa-4c31-9d0e-00000000c861',
+};
+const V3_TARGETS = ['core', 'min2', 'v3Reads', 'v3Index'] as const;
+type V3Target = (typeof V3_TARGETS)[number];
+const V3_LABELS: Record<V3Target, string> = {
+	core: "n8n's core Webhook node (respond immediately)",
+	min2: 'minimal community trigger (version 2)',
+	v3Reads: "Contact Center Trigger v3 as on c8613c8 (every key's rows read)",
+	v3Index: "Contact Center Trigger v3 with this process's index of the record",
+};
+
+describe('Issue 28: write back v3 in one n8n process, with and without the index of the record', () => {
+	let instance: Instance | undefined;
+	const userFolder = path.join(rt.REPO_ROOT, '.n8n-local', 'bench-v3');
+	afterAll(async () => {
+		if (instance) await rt.stopServer(instance).catch(() => undefined);
+	}, 120_000);
+
+	it('core Webhook, minimal trigger, v3 on c8613c8 and v3 with the index: default and lazy isolates, empty and 100,000 keys', async () => {
+		fs.rmSync(userFolder, { recursive: true, force: true });
+		const [runtime] = await Promise.all([rt.installRuntime({ log }), ensureBuilt()]);
+		const nodeVersion = (await rt.run(runtime.nodeBin, ['--version'])).stdout.trim();
+		const preload = path.join(__dirname, 'fixtures', 'record-index-off', 'preload.js');
+		const baseEnv = {
+			NODE_OPTIONS: `--require ${preload}`,
+			BENCH_RECORD_INDEX_OFF_SCOPE: `writeBack:${V3_SCOPES.v3Reads}`,
+		};
+		instance = await rt.createInstance(runtime, { userFolder, extraEnv: baseEnv });
+		await installPackages(userFolder, runtime);
+		await rt.importCredentials(instance, [{ ...CREDENTIAL, data: { secret: SECRET } }]);
+		// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the orchestration library is plain JavaScript
+		const rtAny = rt as unknown as Record<string, (...args: any[]) => Promise<any>>;
+		const v3Node = (webhookId: string) => ({
+			...ccTrigger(3, { endpoint: 'writeBack', respond: 'immediately' }),
+			webhookId,
+		});
+		const nodesOf: Record<V3Target, Array<Record<string, unknown>>> = {
+			core: TARGETS.core.nodes,
+			min2: TARGETS.min2.nodes,
+			v3Reads: [v3Node(V3_SCOPES.v3Reads)],
+			v3Index: [v3Node(V3_SCOPES.v3Index)],
+		};
+		const workflows = V3_TARGETS.map((t) => ({
+			id: `ccBenchV3${t[0].toUpperCase()}${t.slice(1)}`,
+			name: `bench v3: ${V3_LABELS[t]}`,
+			nodes: nodesOf[t].map((node, i) => ({
+				id: randomUUID(),
+				position: [i * 240, 0],
+				...(i === 0 && !('webhookId' in node) ? { webhookId: randomUUID() } : {}),
+				...node,
+			})),
+			connections: {},
+			settings: { executionOrder: 'v1' },
+			pinData: {},
+			active: false,
+		}));
+		let recordTableId = '';
+		let paths: Record<V3Target, string> | undefined;
+		let n8nVersion = runtime.version;
+
+		async function state(pool: Pool, setting: string, label: string) {
+			const url = (t: V3Target) => `${instance!.baseUrl}${paths![t]}`;
+			for (const t of V3_TARGETS) await load(pool, url(t), 'writeBack', WARM_UP, CONCURRENCY);
+			const results = {} as Record<V3Target, LoadResult[]>;
+			for (let round = 0; round < V3_ROUNDS; round++) {
+				const order = V3_TARGETS.map((_, i) => V3_TARGETS[(i + round) % V3_TARGETS.length]);
+				for (const t of round % 2 === 0 ? order : [...order].reverse()) {
+					const result = await load(pool, url(t), 'writeBack', V3_REQUESTS, CONCURRENCY);
+					(results[t] ??= []).push(result);
+					log(
+						`${setting} ${label} round ${round + 1} ${t}: ${fmt((result.requests / result.ms) * 1000)} req/s ${JSON.stringify(result.statuses)}`,
+					);
+				}
+			}
+			return Object.fromEntries(V3_TARGETS.map((t) => [t, summarise(results[t])])) as Record<
+				V3Target,
+				Summary
+			>;
+		}
+
+		async function fillRecord() {
+			const now = Date.now();
+			for (let from = 0; from < V3_RECORDED_KEYS; from += 5000) {
+				const data = Array.from({ length: 5000 }, (_, j) => ({
+					scope: `writeBack:${V3_SCOPES.v3Index}`,
+					recordKey: `writeBack:${V3_SCOPES.v3Index}|loaded-${now}-${from + j}`,
+					state: 'done',
+					stateAt: now - Math.round(((from + j) / V3_RECORDED_KEYS) * 71 * 3600 * 1000),
+					detail: '',
+				}));
+				await rtAny.publicApi(instance, 'POST', `/data-tables/${recordTableId}/rows`, { data });
+			}
+		}
+
+		async function engine(setting: string, extraEnv: Record<string, string>) {
+			instance = await rt.createInstance(runtime, {
+				userFolder,
+				extraEnv: { ...baseEnv, ...extraEnv },
+			});
+			await rt.startServer(instance, { log });
+			const loadError = rt.packageLoadError(instance);
+			if (loadError) throw new Error(loadError);
+			if (paths === undefined) {
+				await rtAny.setupAccess(instance, {
+					email: 'bench@example.com',
+					password: `Bench-${randomUUID()}`,
+					firstName: 'Bench',
+					lastName: 'Owner',
+				});
+				const record = await rtAny.publicApi(instance, 'POST', '/credentials', {
+					name: 'Bench record',
+					type: 'contactCenterRecordApi',
+					data: {
+						baseUrl: `${instance.baseUrl}/api/v1`,
+						apiKey: (instance as unknown as { apiKey: string }).apiKey,
+						dataTableName: 'contact_center_record',
+					},
+				});
+				for (const wf of workflows) {
+					// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the orchestration library is plain JavaScript
+					for (const node of wf.nodes as Array<Record<string, any>>) {
+						if (String(node.type).endsWith('contactCenterTrigger'))
+							node.credentials = {
+								...TRIGGER_CREDENTIALS,
+								contactCenterRecordApi: { id: record.id, name: record.name },
+							};
+					}
+				}
+				await rt.importWorkflows(instance, workflows);
+				for (const wf of workflows) await rt.activateWorkflow(instance, wf.id);
+				let registered = await rt.registeredWebhooks(instance);
+				for (let tries = 0; tries < 60 && registered.length < workflows.length; tries++) {
+					await new Promise((resolve) => setTimeout(resolve, 500));
+					registered = await rt.registeredWebhooks(instance);
+				}
+				paths = Object.fromEntries(
+					V3_TARGETS.map((t, i) => [
+						t,
+						new URL(registered.find((r) => r.workflowId === workflows[i].id)!.url).pathname,
+					]),
+				) as Record<V3Target, string>;
+				const tables = await rtAny.publicApi(instance, 'GET', '/data-tables?limit=100');
+				recordTableId = tables.data.find(
+					(t: { name: string }) => t.name === 'contact_center_record',
+				).id;
+				const settings = await rt.restCall(instance, 'GET', '/settings', {
+					cookie: instance.cookie,
+				});
+				n8nVersion = `${settings.json?.data?.versionCli ?? runtime.version} (Node ${nodeVersion})`;
+			} else {
+				await rtAny.publicApi(
+					instance,
+					'DELETE',
+					`/data-tables/${recordTableId}/rows/delete?${new URLSearchParams({
+						filter: JSON.stringify(filterOfIdsAbove(0)),
+					})}`,
+				);
+			}
+			for (const t of V3_TARGETS) {
+				if (!(await rt.waitForWebhook(`${instance.baseUrl}${paths[t]}`)))
+					throw new Error(`${t}: webhook not routed after the start`);
+			}
+			const pool = new Pool(instance.baseUrl, { connections: CONCURRENCY, pipelining: 1 });
+			try {
+				const empty = await state(pool, setting, 'empty');
+				const filledAt = performance.now();
+				await fillRecord();
+				const fillMs = performance.now() - filledAt;
+				// The first delivery after the fill reads the 100,000 new rows into the index.
+				const caughtUpAt = performance.now();
+				await load(pool, `${instance.baseUrl}${paths.v3Index}`, 'writeBack', 1, 1);
+				const catchUpMs = performance.now() - caughtUpAt;
+				const full = await state(pool, setting, '100,000 keys');
+				const indexLines = rt
+					.readLog(instance)
+					.split('\n')
+					.filter((line: string) => line.includes("loaded into this process's index"));
+				return { setting, empty, full, fillMs, catchUpMs, indexLines };
+			} finally {
+				await pool.close();
+				await rt.stopServer(instance);
+			}
+		}
+
+		const defaults = await engine('default engine', {});
+		const lazy = await engine('N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true', {
+			N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true',
+		});
+		instance = undefined;
+
+		type V3Engine = typeof defaults;
+		const rps = (s: Record<V3Target, Summary>, t: V3Target) => s[t].rps;
+		const cell = (s: Record<V3Target, Summary>, t: V3Target) =>
+			`${fmt(rps(s, t))} req/s, p50 ${fmt(s[t].p50)} ms (${x(rps(s, t) / rps(s, 'min2'))} minimal, ${x(rps(s, t) / rps(s, 'core'))} core)`;
+		const table = [
+			`Throughput, ${CONCURRENCY} in flight, distinct keys, respond immediately, median of ${V3_ROUNDS} rotated rounds of ${V3_REQUESTS} (ratios to the minimal community trigger and to the core Webhook node in the same rounds):`,
+			'',
+			'| | default engine, record empty | default engine, 100,000 keys | lazy isolates, record empty | lazy isolates, 100,000 keys |',
+			'|---|---|---|---|---|',
+			...V3_TARGETS.map(
+				(t) =>
+					`| ${V3_LABELS[t]} | ${[defaults, lazy].flatMap((e) => [cell(e.empty, t), cell(e.full, t)]).join(' | ')} |`,
+			),
+		];
+		const figures: Figure[] = [];
+		const target = (name: string, value: number, goal: string, met: boolean, before: number) =>
+			figures.push({
+				name,
+				value: `${x(value)} (c8613c8 in the same rounds: ${x(before)})`,
+				target: goal,
+				met,
+			});
+		const d = defaults.empty;
+		const l = lazy.empty;
+		target(
+			'Default engine, record empty: v3 write back / minimal community trigger',
+			rps(d, 'v3Index') / rps(d, 'min2'),
+			'≥ 0.95x',
+			rps(d, 'v3Index') / rps(d, 'min2') >= 0.95,
+			rps(d, 'v3Reads') / rps(d, 'min2'),
+		);
+		target(
+			"Lazy isolates, record empty: v3 write back / n8n's core Webhook",
+			rps(l, 'v3Index') / rps(l, 'core'),
+			'≥ 0.75x',
+			rps(l, 'v3Index') / rps(l, 'core') >= 0.75,
+			rps(l, 'v3Reads') / rps(l, 'core'),
+		);
+		for (const e of [defaults, lazy] as V3Engine[]) {
+			const through = (t: V3Target) =>
+				rps(e.full, t) / rps(e.full, 'min2') / (rps(e.empty, t) / rps(e.empty, 'min2'));
+			const p50 = (t: V3Target) =>
+				e.full[t].p50 / e.full.min2.p50 / (e.empty[t].p50 / e.empty.min2.p50);
+			target(
+				`${e.setting}: 100,000 keys / empty, throughput relative to the minimal trigger in the same rounds`,
+				through('v3Index'),
+				'≥ 0.9x',
+				through('v3Index') >= 0.9,
+				through('v3Reads'),
+			);
+			target(
+				`${e.setting}: 100,000 keys / empty, p50 latency relative to the minimal trigger in the same rounds`,
+				p50('v3Index'),
+				'≤ 1.1x',
+				p50('v3Index') <= 1.1,
+				p50('v3Reads'),
+			);
+			figures.push(
+				{
+					name: `${e.setting}: 100,000 keys / empty, raw (not relative): v3 with the index throughput, p50; minimal trigger throughput, p50`,
+					value: `${x(rps(e.full, 'v3Index') / rps(e.empty, 'v3Index'))}, ${x(e.full.v3Index.p50 / e.empty.v3Index.p50)}; ${x(rps(e.full, 'min2') / rps(e.empty, 'min2'))}, ${x(e.full.min2.p50 / e.empty.min2.p50)}`,
+				},
+				{
+					name: `${e.setting}: 100,000 done rows added through the public API (20 calls of 5,000); the first delivery after it (reads them into the index)`,
+					value: `${fmt(e.fillMs / 1000)} s; ${fmt(e.catchUpMs)} ms`,
+				},
+				{
+					name: `${e.setting}: index loads logged by n8n`,
+					value: e.indexLines
+						.map((line: string) => line.replace(/^.*Contact Center record: /, ''))
+						.join('; '),
+				},
+			);
+			for (const [label, s] of [
+				['record empty', e.empty],
+				['100,000 keys', e.full],
+			] as const) {
+				for (const t of V3_TARGETS)
+					figures.push({
+						name: `${e.setting}, ${label}: ${V3_LABELS[t]}`,
+						value: `${fmt(s[t].rps)} req/s (rounds ${s[t].rounds.map((r) => fmt(r, 1)).join(', ')}; p50 ${fmt(s[t].p50)} ms, p99 ${fmt(s[t].p99)} ms; statuses ${JSON.stringify(s[t].statuses)})`,
+					});
+			}
+		}
+		recordSection({
+			id: 'webhook-v3',
+			title:
+				'4c. Write back version 3 in one n8n process: the index of the record against c8613c8 (issue 28)',
+			method: `One n8n ${n8nVersion}, SQLite, executions saved, this package and the minimal community trigger fixture installed as community packages. Four active workflows: n8n's core Webhook node, the minimal community trigger version 2, and two Contact Center Trigger v3 write back workflows (respond immediately, record credential on the same n8n's public API, one data table): one as on c8613c8 (before each run its key's rows are read; the package unchanged, its check told to skip the index for that scope by a preload of n8n, bench/fixtures/record-index-off), one with this process's index of the record. ${CONCURRENCY} in flight with undici, distinct keys, ${WARM_UP} warm-up calls per target and state, then ${V3_ROUNDS} rounds of ${V3_REQUESTS} per target with the order rotated (and reversed every other round); req/s = median of the rounds, p50 over all calls. Each engine setting: the record emptied, measured, then ${V3_RECORDED_KEYS.toLocaleString('en')} done rows of the indexed trigger's scope added through the public API (stateAt spread over 71 hours; the table is shared, so the c8613c8 trigger's reads scan them too) and measured again. n8n with its default expression engine, then restarted with N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true. The 2 cores were shared with other engineers' test suites during the run (load average below): compare within a column.`,
+			table,
+			figures,
+			n8nVersion,
+			raw: { defaults, lazy },
+		});
+	});
+});
+
+/** Every row (ids start at 1). */
+const filterOfIdsAbove = (id: number) => ({
+	type: 'and',
+	filters: [{ columnName: 'id', condition: 'gt', value: id }],
+});
