@@ -1,7 +1,9 @@
-import { readdirSync, readFileSync } from 'fs';
-import { join } from 'path';
+import * as exampleFilesModule from './exampleFiles';
 
-const EXAMPLES = join(__dirname, '../../examples');
+const { exampleFiles, readExample } = exampleFilesModule as {
+	exampleFiles: () => string[];
+	readExample: (file: string) => unknown;
+};
 
 interface StickyNote {
 	name: string;
@@ -9,7 +11,7 @@ interface StickyNote {
 }
 
 function stickyNotes(file: string): StickyNote[] {
-	const workflow = JSON.parse(readFileSync(join(EXAMPLES, file), 'utf8')) as {
+	const workflow = readExample(file) as {
 		nodes: Array<StickyNote & { type: string }>;
 	};
 	return workflow.nodes.filter((node) => node.type === 'n8n-nodes-base.stickyNote');
@@ -44,7 +46,7 @@ function estimatedNoteHeight({ content, width }: StickyNote['parameters']): numb
 }
 
 describe('example workflows', () => {
-	const files = readdirSync(EXAMPLES).filter((file) => file.endsWith('.json'));
+	const files = exampleFiles();
 
 	it('are the five examples', () => {
 		expect(files).toHaveLength(5);
