@@ -38,8 +38,8 @@ const LEAST_PRIVILEGE_STEPS =
  * anywhere; only this package's record calls add it, to the credential's own n8n API URL.
  *
  * n8n's credential dialog shows the message of a failed test only ("Couldn't connect with these
- * settings" and the message below it; a passing test always reads "Connection tested
- * successfully", read in n8n's editor code). So a key that works but expires within 30 days, or
+ * settings", the message under its "More details"; a passing test always reads "Connection tested
+ * successfully", read in n8n's editor code and seen in Chromium). So a key that works but expires within 30 days, or
  * that can do more than the record needs, is reported as a failed test whose message starts by
  * saying that the key works: the credential is saved and used all the same.
  */
