@@ -1,46 +1,44 @@
 import type { ICredentialTestFunctions } from 'n8n-workflow';
 
 import { testRecordCredential } from '../../nodes/shared/record/credentialTest';
+import * as fetchStubModule from './fetchStub';
 
 const base64Url = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
 const keyExpiringIn = (ms?: number) =>
 	`${base64Url({ alg: 'HS256' })}.${base64Url(ms === undefined ? { sub: 'u' } : { sub: 'u', exp: (Date.now() + ms) / 1000 })}.sig`;
 const DAY = 24 * 60 * 60 * 1000;
 
-/** The credential test's context with n8n's legacy `request` answering by path. */
-function contextAnswering(
-	statusByPath: Record<string, number | Error>,
-	bodyByPath: Record<string, unknown> = {},
-) {
-	const calls: Array<{ uri: string; headers: Record<string, string> }> = [];
-	const context = {
-		logger: {},
-		helpers: {
-			request: async (options: { uri: string; headers: Record<string, string> }) => {
-				calls.push(options);
-				const path = new URL(options.uri).pathname.replace('/api/v1', '');
-				const answer = statusByPath[path] ?? 404;
-				if (answer instanceof Error) throw answer;
-				return { statusCode: answer, body: bodyByPath[path] ?? { data: [] } };
-			},
-		},
-	} as unknown as ICredentialTestFunctions;
-	return { context, calls };
-}
+type FetchAnswer = { status: number; body: unknown };
+const { stubFetch } = fetchStubModule as {
+	stubFetch: (answer: (url: URL) => Promise<FetchAnswer>) => {
+		calls: Array<{ url: string; headers: Record<string, string> }>;
+		restore: () => void;
+	};
+};
 
+/** Runs the Test with n8n's public API answering by path (`/api/v1` left out). */
 const runCredentialTest = async (
 	statusByPath: Record<string, number | Error>,
 	data: Record<string, unknown>,
 	bodyByPath: Record<string, unknown> = {},
 ) => {
-	const { context, calls } = contextAnswering(statusByPath, bodyByPath);
-	const result = await testRecordCredential.call(context, {
-		id: '1',
-		name: 'record',
-		type: 'contactCenterRecordApi',
-		data: { baseUrl: 'http://localhost:5678/api/v1/', dataTableName: 'record', ...data },
+	const stub = stubFetch(async (url) => {
+		const path = url.pathname.replace('/api/v1', '');
+		const answer = statusByPath[path] ?? 404;
+		if (answer instanceof Error) throw answer;
+		return { status: answer, body: bodyByPath[path] ?? { data: [] } };
 	});
-	return { result, calls };
+	try {
+		const result = await testRecordCredential.call({} as ICredentialTestFunctions, {
+			id: '1',
+			name: 'record',
+			type: 'contactCenterRecordApi',
+			data: { baseUrl: 'http://localhost:5678/api/v1/', dataTableName: 'record', ...data },
+		});
+		return { result, calls: stub.calls.map((call) => ({ ...call, uri: call.url.split('?')[0] })) };
+	} finally {
+		stub.restore();
+	}
 };
 
 describe("the Contact Center Record API credential's Test", () => {

@@ -16,6 +16,39 @@ import {
 	timeUntil,
 } from './apiKey';
 
+/**
+ * One GET to n8n's public API with the key. A credential test's context (n8n-core's
+ * CredentialTestContext) offers only the legacy `request` helper, which n8n's community package
+ * scanner refuses (no-deprecated-workflow-functions, inline exceptions not honoured), so the test
+ * uses Node's fetch; only this test does, to the credential's own n8n API URL.
+ */
+async function getFromApi(
+	url: string,
+	apiKey: string,
+	query: Record<string, string>,
+): Promise<ApiAnswer> {
+	const target = new URL(url);
+	for (const [name, value] of Object.entries(query)) target.searchParams.set(name, value);
+	const response = await fetch(target, {
+		headers: { 'X-N8N-API-KEY': apiKey, accept: 'application/json' },
+		signal: AbortSignal.timeout(15_000),
+	});
+	const text = await response.text();
+	let body: unknown = text;
+	try {
+		body = JSON.parse(text);
+	} catch {
+		// Not JSON: the text itself is the answer.
+	}
+	return { statusCode: response.status, body };
+}
+
+/** Why fetch failed: its cause (e.g. "connect ECONNREFUSED 127.0.0.1:5678") rather than "fetch failed". */
+function reasonOf(error: unknown): string {
+	const failure = error as Error & { cause?: { message?: string } };
+	return failure.cause?.message ?? failure.message;
+}
+
 /** The role n8n answered for the key's own user, when the key may read it. */
 function roleOf(answer: ApiAnswer | undefined): string | undefined {
 	if (answer === undefined || answer.statusCode !== 200) return undefined;
@@ -67,21 +100,8 @@ export async function testRecordCredential(
 		return { status: 'Error', message: `${expiredMessage(expiry.at)}. ${NEW_KEY_STEPS}` };
 	}
 
-	const call = async (
-		path: string,
-		qs: Record<string, unknown> = { limit: 1 },
-	): Promise<ApiAnswer> =>
-		// eslint-disable-next-line @n8n/community-nodes/no-deprecated-workflow-functions -- a credential test's context (n8n-core's CredentialTestContext) offers only the legacy `request` helper, no httpRequest
-		(await this.helpers.request({
-			method: 'GET',
-			uri: `${baseUrl}${path}`,
-			qs,
-			headers: { 'X-N8N-API-KEY': apiKey },
-			json: true,
-			simple: false,
-			resolveWithFullResponse: true,
-			timeout: 15_000,
-		})) as ApiAnswer;
+	const call = async (path: string, query: Record<string, string> = { limit: '1' }) =>
+		await getFromApi(`${baseUrl}${path}`, apiKey, query);
 
 	let tables: ApiAnswer;
 	try {
@@ -89,7 +109,7 @@ export async function testRecordCredential(
 	} catch (error) {
 		return {
 			status: 'Error',
-			message: `n8n API URL ${baseUrl} cannot be reached (${(error as Error).message}). Enter an address every n8n process can reach, e.g. http://localhost:5678/api/v1 or your editor's URL followed by /api/v1.`,
+			message: `n8n API URL ${baseUrl} cannot be reached (${reasonOf(error)}). Enter an address every n8n process can reach, e.g. http://localhost:5678/api/v1 or your editor's URL followed by /api/v1.`,
 		};
 	}
 	if (tables.statusCode === 401) {
@@ -127,7 +147,7 @@ export async function testRecordCredential(
 	const user =
 		userId === undefined
 			? undefined
-			: await call(`/users/${encodeURIComponent(userId)}`, { includeRole: true }).catch(
+			: await call(`/users/${encodeURIComponent(userId)}`, { includeRole: 'true' }).catch(
 					() => undefined,
 				);
 	const role = roleOf(user);
