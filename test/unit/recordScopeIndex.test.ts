@@ -22,16 +22,16 @@ const row = (
 });
 
 function loadedIndex(rows: RecordRow[] = []): ScopeIndex {
-	const index = new ScopeIndex('writeBack:hook', NOW);
-	index.addRead(rows);
+	const index = new ScopeIndex(NOW);
+	index.addLoaded(rows);
 	index.finishLoading();
 	return index;
 }
 
 describe('ScopeIndex', () => {
 	test('answers nothing until every page is loaded, then what a read of the rows would', () => {
-		const index = new ScopeIndex('writeBack:hook', NOW);
-		index.addRead([row(1, 'done', NOW - 1000)]);
+		const index = new ScopeIndex(NOW);
+		index.addLoaded([row(1, 'done', NOW - 1000)]);
 		expect(index.decide(KEY, NOW)).toBeUndefined();
 		index.finishLoading();
 		expect(index.decide(KEY, NOW)).toEqual({ state: 'done', row: row(1, 'done', NOW - 1000) });
@@ -70,44 +70,29 @@ describe('ScopeIndex', () => {
 
 	test('the latest done row of a key wins, whatever order the rows come in', () => {
 		const index = loadedIndex([row(2, 'done', NOW - 10)]);
-		index.addRead([row(1, 'done', NOW - 500)]);
+		index.addLoaded([row(1, 'done', NOW - 500)]);
 		expect(index.decide(KEY, NOW)).toEqual({ state: 'done', row: row(2, 'done', NOW - 10) });
 	});
 
 	test('a page read before this process changed a row does not bring the old row back', () => {
-		const index = new ScopeIndex('writeBack:hook', NOW);
+		const index = new ScopeIndex(NOW);
 		index.inserted(row(3, 'running', NOW));
 		index.updated([row(3, 'done', NOW + 1)]);
 		index.inserted(row(5, 'running', NOW, 'writeBack:hook|key-5'));
 		index.deleted([5]);
 		// The page was read before both changes.
-		index.addRead([row(3, 'running', NOW), row(5, 'running', NOW, 'writeBack:hook|key-5')]);
+		index.addLoaded([row(3, 'running', NOW), row(5, 'running', NOW, 'writeBack:hook|key-5')]);
 		index.finishLoading();
 		expect(index.decide(KEY, NOW + 1)?.state).toBe('done');
 		expect(index.decide('writeBack:hook|key-5', NOW + 1)).toEqual({ state: 'free' });
 	});
 
 	test('a running row read while loading and turned done after it is done', () => {
-		const index = new ScopeIndex('writeBack:hook', NOW);
-		index.addRead([row(6, 'running', NOW)]);
+		const index = new ScopeIndex(NOW);
+		index.addLoaded([row(6, 'running', NOW)]);
 		index.updated([row(6, 'done', NOW + 1)]);
 		index.finishLoading();
 		expect(index.decide(KEY, NOW + 1)?.state).toBe('done');
-	});
-
-	test('rows added by others since the last read come with the next read after readThroughId', () => {
-		const index = loadedIndex([row(1, 'done', NOW - 10, 'writeBack:hook|old')]);
-		expect(index.readThroughId).toBe(1);
-		expect(index.decide(KEY, NOW)).toEqual({ state: 'free' });
-		index.addRead([row(12, 'done', NOW)]);
-		expect(index.readThroughId).toBe(12);
-		expect(index.decide(KEY, NOW)?.state).toBe('done');
-	});
-
-	test('rows of another scope are not kept', () => {
-		const index = loadedIndex();
-		index.inserted({ ...row(2, 'done', NOW), scope: 'send:wf' });
-		expect(index.doneKeys).toBe(0);
 	});
 
 	test('rows past the longest retention are dropped as the record prunes them', () => {

@@ -304,24 +304,27 @@ function indexesOfTable(target: RecordTarget, tableId: string): ScopeIndex[] {
 }
 
 /**
- * Reads the scope's rows after the index's last read row id into it, 250 a call (n8n indexes the
- * id, so a call neither scans the table nor re-reads the rows before); rows past the longest
- * retention are left out. Returns the number of calls.
+ * Reads every row of the scope kept within the longest retention into the index, 250 rows a call,
+ * each page after the last row id of the one before (n8n indexes the id, so a page does not
+ * re-read the rows before it).
  */
-async function readIntoIndex(
+async function loadIndex(
 	context: RecordContext,
 	target: RecordTarget,
 	tableId: string,
+	scope: string,
 	index: ScopeIndex,
-): Promise<number> {
-	const since = Date.now() - MAX_RECORD_RETENTION_MS;
-	for (let calls = 1; ; calls++) {
+): Promise<void> {
+	const since = index.startedAt - MAX_RECORD_RETENTION_MS;
+	let afterId = 0;
+	let calls = 0;
+	for (;;) {
 		const answer = (await api(context, target, 'GET', rowsPath(tableId), {
 			qs: {
 				filter: JSON.stringify(
 					filterOf([
-						['scope', 'eq', index.scope],
-						['id', 'gt', index.readThroughId],
+						['scope', 'eq', scope],
+						['id', 'gt', afterId],
 						['stateAt', 'gte', since],
 					]),
 				),
@@ -329,40 +332,16 @@ async function readIntoIndex(
 				limit: PAGE_ROWS,
 			},
 		})) as { data?: unknown[] };
+		calls++;
 		const rows = rowsOf(answer);
-		index.addRead(rows);
-		if ((answer?.data?.length ?? 0) < PAGE_ROWS || rows.length === 0) return calls;
+		index.addLoaded(rows);
+		if ((answer?.data?.length ?? 0) < PAGE_ROWS || rows.length === 0) break;
+		afterId = Math.max(...rows.map((row) => row.id));
 	}
-}
-
-async function loadIndex(
-	context: RecordContext,
-	target: RecordTarget,
-	tableId: string,
-	index: ScopeIndex,
-): Promise<void> {
-	const calls = await readIntoIndex(context, target, tableId, index);
 	index.finishLoading();
 	context.logger.info(
-		`Contact Center record: ${index.doneKeys} done keys of ${index.scope} loaded into this process's index in ${Date.now() - index.startedAt} ms (${calls} calls)`,
+		`Contact Center record: ${index.doneKeys} done keys of ${scope} loaded into this process's index in ${Date.now() - index.startedAt} ms (${calls} calls)`,
 	);
-}
-
-/**
- * Reads the rows added to the scope since the index last read it (by anyone: another process, by
- * hand), once for every check that arrives while such a read is in flight.
- */
-async function catchUp(
-	context: RecordContext,
-	target: RecordTarget,
-	tableId: string,
-	index: ScopeIndex,
-): Promise<void> {
-	const lane = laneOf(`catch up ${index.scope}`, target, tableId);
-	await inBatch(lane, undefined, async (waiting) => {
-		await readIntoIndex(context, target, tableId, index);
-		return waiting;
-	});
 }
 
 /** The scope's index; starts loading it in the background when this process has none. */
@@ -376,9 +355,9 @@ function scopeIndexOf(
 	const key = indexKeyOf(scope, target, tableId);
 	const known = scopeIndexes.get(key);
 	if (known !== undefined || now < (indexRetryAt.get(key) ?? 0)) return known;
-	const index = new ScopeIndex(scope, now);
+	const index = new ScopeIndex(now);
 	scopeIndexes.set(key, index);
-	void loadIndex(context, target, tableId, index).catch((error: Error) => {
+	void loadIndex(context, target, tableId, scope, index).catch((error: Error) => {
 		if (scopeIndexes.get(key) === index) scopeIndexes.delete(key);
 		indexRetryAt.set(key, Date.now() + INDEX_RETRY_MS);
 		context.logger.warn(
@@ -600,13 +579,11 @@ export const durableRecord = {
 	 * claim, or free. For a caller that claims without a row of its own (the trigger in one n8n
 	 * process) or that only asks whether the work was done before.
 	 *
-	 * `fromIndex`: only for a caller that changes the scope's rows only through this process (the
+	 * `fromIndex`: only for a caller that writes every row of the scope through this process (the
 	 * trigger in one n8n process): answered from this process's index of the scope (scopeIndex.ts)
-	 * once it is loaded: a key done needs no call, any other key one read of the rows added to the
-	 * scope since the last such read (by row id, which n8n indexes: no table scan), shared by the
-	 * checks that arrive meanwhile. The first such check starts loading the index in the background
-	 * and keys are read as without it until it is loaded. Rows deleted or changed by others after
-	 * the load count when the index is loaded again (after forgetIndex or a restart).
+	 * without a call once it is loaded; the first such check starts loading it in the background
+	 * and reads the key's rows until it is loaded. Rows written by others after the load are seen
+	 * when the index is loaded again (after forgetIndex or a restart).
 	 */
 	async check(
 		context: RecordContext,
@@ -618,15 +595,10 @@ export const durableRecord = {
 		const rowKey = rowKeyOf(scope, key);
 		const now = Date.now();
 		const decision = await onTable(context, async (tableId, target): Promise<ReadDecision> => {
-			const index = fromIndex ? scopeIndexOf(context, target, tableId, scope, now) : undefined;
-			if (index?.isLoaded) {
-				const known = index.decide(rowKey, now, windows);
-				if (known?.state === 'done') return known;
-				await catchUp(context, target, tableId, index);
-				const caughtUp = index.decide(rowKey, Date.now(), windows);
-				if (caughtUp !== undefined) return caughtUp;
-			}
-			return decideRead(await rowsOfKey(context, target, tableId, rowKey), now, windows);
+			const indexed = fromIndex
+				? scopeIndexOf(context, target, tableId, scope, now)?.decide(rowKey, now, windows)
+				: undefined;
+			return indexed ?? decideRead(await rowsOfKey(context, target, tableId, rowKey), now, windows);
 		});
 		pruneNowAndThen(context, now);
 		if (decision.state === 'done')

@@ -8,14 +8,14 @@ import {
 } from './rows';
 
 /**
- * One scope's rows of the durable record as this n8n process knows them: the rows it read from the
- * record (all of them once, in pages by row id, then those added since) together with every change
- * it made itself. Only a cache of the record, for the one case where this process writes the
- * scope's rows (one n8n process, see ../../ContactCenterTrigger/helpers/receivedHere.ts): there it
- * answers what a read of a key's rows would answer. Rows added by anyone else are seen by the next
- * read of the rows added since (by row id, which n8n indexes); rows deleted or changed by anyone
- * else only when the index is loaded again. It keeps of each key only what can still decide: its
- * latest `done` row and its `running` rows.
+ * One scope's rows of the durable record as this n8n process knows them: the rows read from the
+ * record once (in pages, in the background) together with every row this process wrote itself
+ * since. Only a cache of the record, for the one case where this process writes every row of the
+ * scope (one n8n process, see ../../ContactCenterTrigger/helpers/receivedHere.ts): there it
+ * answers what a read of a key's rows would answer, without the read. Rows written by anyone else
+ * after the load (another process, a row deleted by hand) are seen only when the index is loaded
+ * again. It keeps of each key only what can still decide: its latest `done` row and its `running`
+ * rows.
  */
 export class ScopeIndex {
 	private readonly done = new Map<string, RecordRow>();
@@ -25,28 +25,18 @@ export class ScopeIndex {
 	private readonly runningIdsByKey = new Map<string, Set<number>>();
 
 	/**
-	 * Rows past readThroughId that this process turned done or deleted: a read that began before
-	 * the change must not bring the old row back.
+	 * Rows this process changed (turned done or deleted) while the load was under way: a page read
+	 * before the change must not bring the old row back.
 	 */
-	private readonly changedAhead = new Set<number>();
+	private readonly changedWhileLoading = new Set<number>();
 
 	private loaded = false;
 
 	private lastSweep: number;
 
-	private readId = 0;
-
-	/** `startedAt`: when the load began (ms since the epoch). Rows of other scopes are ignored. */
-	constructor(
-		readonly scope: string,
-		readonly startedAt: number,
-	) {
+	/** `startedAt`: when the load began (ms since the epoch). */
+	constructor(readonly startedAt: number) {
 		this.lastSweep = startedAt;
-	}
-
-	/** Every row up to this id has been read; the next read asks for the rows after it. */
-	get readThroughId(): number {
-		return this.readId;
 	}
 
 	get isLoaded(): boolean {
@@ -58,19 +48,18 @@ export class ScopeIndex {
 		return this.done.size;
 	}
 
-	/** Adds a page of rows read from the record, the rows after readThroughId in id order. */
-	addRead(rows: RecordRow[]): void {
+	/** Adds rows of a page read from the record (loading). */
+	addLoaded(rows: RecordRow[]): void {
 		for (const row of rows) {
-			this.readId = Math.max(this.readId, row.id);
-			if (row.state === 'running' && this.changedAhead.has(row.id)) continue;
+			if (row.state === 'running' && this.changedWhileLoading.has(row.id)) continue;
 			this.put(row);
 		}
-		for (const id of this.changedAhead) if (id <= this.readId) this.changedAhead.delete(id);
 	}
 
 	/** Every page has been read: from now on the index answers. */
 	finishLoading(): void {
 		this.loaded = true;
+		this.changedWhileLoading.clear();
 	}
 
 	/** A row this process inserted. */
@@ -116,7 +105,6 @@ export class ScopeIndex {
 	}
 
 	private put(row: RecordRow): void {
-		if (row.scope !== this.scope) return;
 		if (row.state === 'done') {
 			const known = this.done.get(row.recordKey);
 			if (known === undefined || known.stateAt <= row.stateAt) this.done.set(row.recordKey, row);
@@ -129,7 +117,7 @@ export class ScopeIndex {
 	}
 
 	private forgetRunning(id: number): void {
-		if (id > this.readId) this.changedAhead.add(id);
+		if (!this.loaded) this.changedWhileLoading.add(id);
 		const row = this.running.get(id);
 		if (row === undefined) return;
 		this.running.delete(id);
