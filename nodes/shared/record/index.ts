@@ -21,11 +21,9 @@ import {
 	rowKeyOf,
 	rowsOf,
 	type RecordFilter,
-	type ReadDecision,
 	type RecordRow,
 	type RecordWindows,
 } from './rows';
-import { ScopeIndex } from './scopeIndex';
 import { assertCredentialSelected } from '../credentialSelection';
 import {
 	NEW_KEY_STEPS,
@@ -280,93 +278,6 @@ async function onTable<T>(
 
 const rowsPath = (tableId: string) => `/data-tables/${encodeURIComponent(tableId)}/rows`;
 
-/**
- * This process's indexes of scopes whose every row it writes itself (see check's `fromIndex`), by
- * scope, API URL and table id. Only a cache of the record: built from it by reading it, dropped at
- * each activation of the scope's trigger, never needed after a restart.
- */
-const scopeIndexes = new Map<string, ScopeIndex>();
-
-/** When a failed index load may be tried again, by index key. */
-const indexRetryAt = new Map<string, number>();
-const INDEX_RETRY_MS = 60_000;
-
-/** n8n's public API returns at most this many rows per page (MAX_ITEMS_PER_PAGE, @n8n/api-types). */
-const PAGE_ROWS = 250;
-
-const indexKeyOf = (scope: string, target: RecordTarget, tableId: string) =>
-	`${scope} ${target.baseUrl} ${tableId}`;
-
-/** The indexes that must learn of a write into this table (row ids are unique per table). */
-function indexesOfTable(target: RecordTarget, tableId: string): ScopeIndex[] {
-	const suffix = ` ${target.baseUrl} ${tableId}`;
-	return [...scopeIndexes].filter(([key]) => key.endsWith(suffix)).map(([, index]) => index);
-}
-
-/**
- * Reads every row of the scope kept within the longest retention into the index, 250 rows a call,
- * each page after the last row id of the one before (n8n indexes the id, so a page does not
- * re-read the rows before it).
- */
-async function loadIndex(
-	context: RecordContext,
-	target: RecordTarget,
-	tableId: string,
-	scope: string,
-	index: ScopeIndex,
-): Promise<void> {
-	const since = index.startedAt - MAX_RECORD_RETENTION_MS;
-	let afterId = 0;
-	let calls = 0;
-	for (;;) {
-		const answer = (await api(context, target, 'GET', rowsPath(tableId), {
-			qs: {
-				filter: JSON.stringify(
-					filterOf([
-						['scope', 'eq', scope],
-						['id', 'gt', afterId],
-						['stateAt', 'gte', since],
-					]),
-				),
-				sortBy: 'id:asc',
-				limit: PAGE_ROWS,
-			},
-		})) as { data?: unknown[] };
-		calls++;
-		const rows = rowsOf(answer);
-		index.addLoaded(rows);
-		if ((answer?.data?.length ?? 0) < PAGE_ROWS || rows.length === 0) break;
-		afterId = Math.max(...rows.map((row) => row.id));
-	}
-	index.finishLoading();
-	context.logger.info(
-		`Contact Center record: ${index.doneKeys} done keys of ${scope} loaded into this process's index in ${Date.now() - index.startedAt} ms (${calls} calls)`,
-	);
-}
-
-/** The scope's index; starts loading it in the background when this process has none. */
-function scopeIndexOf(
-	context: RecordContext,
-	target: RecordTarget,
-	tableId: string,
-	scope: string,
-	now: number,
-): ScopeIndex | undefined {
-	const key = indexKeyOf(scope, target, tableId);
-	const known = scopeIndexes.get(key);
-	if (known !== undefined || now < (indexRetryAt.get(key) ?? 0)) return known;
-	const index = new ScopeIndex(now);
-	scopeIndexes.set(key, index);
-	void loadIndex(context, target, tableId, scope, index).catch((error: Error) => {
-		if (scopeIndexes.get(key) === index) scopeIndexes.delete(key);
-		indexRetryAt.set(key, Date.now() + INDEX_RETRY_MS);
-		context.logger.warn(
-			`Contact Center record: loading the index of ${scope} failed (${error.message}); reading the record per delivery meanwhile`,
-		);
-	});
-	return index;
-}
-
 /** Every row of these row keys, oldest first, following n8n's pages. */
 async function readKeys(
 	context: RecordContext,
@@ -410,8 +321,6 @@ async function insertRow(
 				`n8n did not return the ids of the new rows in the record: ${JSON.stringify(inserted)}`,
 			);
 		}
-		for (const index of indexesOfTable(target, tableId))
-			rows.forEach((written, i) => index.inserted({ ...written, id: ids[i] }));
 		return ids;
 	});
 }
@@ -438,7 +347,6 @@ async function deleteRow(
 ) {
 	await inBatch(laneOf('delete', target, tableId), id, async (ids) => {
 		await deleteRows(context, target, tableId, anyIdFilter(ids));
-		for (const index of indexesOfTable(target, tableId)) index.deleted(ids);
 		return ids.map(() => undefined);
 	});
 }
@@ -504,20 +412,6 @@ export const durableRecord = {
 	},
 
 	/**
-	 * Drops this process's index of the scope (see check's `fromIndex`), so that the next check
-	 * loads it from the record again: rows written or deleted by hand or by another process count
-	 * from then on.
-	 */
-	forgetIndex(scope: string): void {
-		for (const key of [...scopeIndexes.keys()]) {
-			if (key.startsWith(`${scope} `)) {
-				scopeIndexes.delete(key);
-				indexRetryAt.delete(key);
-			}
-		}
-	},
-
-	/**
 	 * Warns in the run (an execution hint under the node's output, and n8n's log) when the record
 	 * credential's key expires within a week; a key that cannot be read is left to the record calls.
 	 */
@@ -578,28 +472,18 @@ export const durableRecord = {
 	 * What the record says of the key, a read only: done within the retention, held by a live
 	 * claim, or free. For a caller that claims without a row of its own (the trigger in one n8n
 	 * process) or that only asks whether the work was done before.
-	 *
-	 * `fromIndex`: only for a caller that writes every row of the scope through this process (the
-	 * trigger in one n8n process): answered from this process's index of the scope (scopeIndex.ts)
-	 * without a call once it is loaded; the first such check starts loading it in the background
-	 * and reads the key's rows until it is loaded. Rows written by others after the load are seen
-	 * when the index is loaded again (after forgetIndex or a restart).
 	 */
 	async check(
 		context: RecordContext,
 		scope: string,
 		key: string,
 		windows: RecordWindows = DEFAULT_RECORD_WINDOWS,
-		{ fromIndex = false }: { fromIndex?: boolean } = {},
 	): Promise<CheckResult> {
 		const rowKey = rowKeyOf(scope, key);
 		const now = Date.now();
-		const decision = await onTable(context, async (tableId, target): Promise<ReadDecision> => {
-			const indexed = fromIndex
-				? scopeIndexOf(context, target, tableId, scope, now)?.decide(rowKey, now, windows)
-				: undefined;
-			return indexed ?? decideRead(await rowsOfKey(context, target, tableId, rowKey), now, windows);
-		});
+		const decision = await onTable(context, async (tableId, target) =>
+			decideRead(await rowsOfKey(context, target, tableId, rowKey), now, windows),
+		);
 		pruneNowAndThen(context, now);
 		if (decision.state === 'done')
 			return { state: 'done', at: decision.row.stateAt, detail: decision.row.detail };
@@ -633,7 +517,6 @@ export const durableRecord = {
 								},
 							}),
 						);
-						for (const index of indexesOfTable(target, tableId)) index.updated(rows);
 						return ids.map((id) => rows.some((row) => row.id === id));
 					},
 				);
@@ -661,9 +544,7 @@ export const durableRecord = {
 	): Promise<void> {
 		await onTable(context, async (tableId, target) => {
 			if (claimId !== undefined) return await deleteRow(context, target, tableId, claimId);
-			const rowKey = rowKeyOf(scope, key);
-			await deleteRows(context, target, tableId, keyFilter(rowKey, 'running'));
-			for (const index of indexesOfTable(target, tableId)) index.deletedRunning(rowKey);
+			await deleteRows(context, target, tableId, keyFilter(rowKeyOf(scope, key), 'running'));
 		});
 	},
 };
