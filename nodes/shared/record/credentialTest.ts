@@ -63,7 +63,7 @@ interface ApiAnswer {
 }
 
 const LEAST_PRIVILEGE_STEPS =
-	'The record needs only the data table scopes. With key scopes in n8n\'s "Create an API key" dialog, pick only dataTable:create, dataTable:list, dataTableRow:create, dataTableRow:read, dataTableRow:update and dataTableRow:delete. Without key scopes, invite a dedicated n8n user with the Member role (Settings -> Users), sign in as that user and create the key there: its key can only reach that user\'s own projects.';
+	"The record needs only the data table scopes. With key scopes in n8n's \"Create an API key\" dialog, pick only dataTable:create, dataTable:list, dataTableRow:create, dataTableRow:read, dataTableRow:update and dataTableRow:delete. Without key scopes, invite a dedicated n8n user with the Member role (Settings -> Users), sign in as that user and create the key there: its key reaches that user's own workflows and data tables (and the list of users), not other people's workflows.";
 
 /**
  * The credential's Test, run by n8n for the nodes that name it in `testedBy`: the credential has no
