@@ -38,29 +38,30 @@ const metricOptions = METRIC_KEYS.map((key) => ({
 	description: METRICS[key].description,
 }));
 
+/** The Metrics field; only its description differs between versions (version 3 names units in its columns). */
+const metricsField = (
+	description: string,
+	versions: NonNullable<INodeProperties['displayOptions']>['show'],
+): INodeProperties => ({
+	displayName: 'Metrics',
+	name: 'metrics',
+	type: 'multiOptions',
+	required: true,
+	default: [...METRIC_KEYS],
+	description,
+	options: metricOptions,
+	displayOptions: { show: { ...show.show, ...versions } },
+});
+
 export const description: INodeProperties[] = [
-	{
-		displayName: 'Metrics',
-		name: 'metrics',
-		type: 'multiOptions',
-		required: true,
-		default: [...METRIC_KEYS],
-		description:
-			'The metrics to read, all in one output item with one column per metric, named like the metric. Times are in seconds, the others are counts. The calls run at the same time.',
-		options: metricOptions,
-		displayOptions: { show: { ...show.show, '@version': [1, 2] } },
-	},
-	{
-		displayName: 'Metrics',
-		name: 'metrics',
-		type: 'multiOptions',
-		required: true,
-		default: [...METRIC_KEYS],
-		description:
-			'The metrics to read, all in one output item with one column per metric. Times are in seconds and their columns say so (e.g. firstResponseTimeSeconds); the others are counts. From, To and Retrieved At are in UTC. The calls run at the same time.',
-		options: metricOptions,
-		displayOptions: { show: { ...show.show, '@version': [{ _cnd: { gte: 3 } }] } },
-	},
+	metricsField(
+		'The metrics to read, all in one output item with one column per metric, named like the metric. Times are in seconds, the others are counts. The calls run at the same time.',
+		{ '@version': [1, 2] },
+	),
+	metricsField(
+		'The metrics to read, all in one output item with one column per metric. Times are in seconds and their columns say so (e.g. firstResponseTimeSeconds); the others are counts. From, To and Retrieved At are in UTC. The calls run at the same time.',
+		{ '@version': [{ _cnd: { gte: 3 } }] },
+	),
 	{
 		displayName: 'From',
 		name: 'from',
