@@ -188,8 +188,46 @@ async function closeNodeSettings(page) {
 	await page.waitForSelector(SELECTORS.ndvClose, { hidden: true });
 }
 
+/**
+ * A real n8n with the package (CONTACT_CENTER_PACKAGE_TARBALL, else this checkout built and
+ * packed) and Chromium signed in to its editor as the owner. Chromium is launched first, so that a
+ * missing browser fails at once, with what to install. Resolves with {browser, instance, page,
+ * cookie (the owner's REST session), stop()}.
+ */
+async function startEditorSession(log) {
+	const rt = require('../../scripts/lib/n8n-runtime');
+	const { freshStateDir } = require('./helpers');
+	const browser = await launch();
+	const userFolder = freshStateDir();
+	const runtime = await rt.installRuntime({ log });
+	const instance = await rt.createInstance(runtime, { userFolder });
+	const session = {
+		browser,
+		instance,
+		stop: async () => {
+			await browser.close();
+			if (instance.server) await rt.stopServer(instance);
+		},
+	};
+	const tarball = packageTarball();
+	if (tarball) {
+		log(`installing ${tarball}`);
+		await rt.installPackageInto(userFolder, tarball, { runtime });
+	} else {
+		await rt.buildAndInstallPackage(userFolder, { runtime, log });
+	}
+	await rt.startServer(instance, { log });
+	const loadError = rt.packageLoadError(instance);
+	if (loadError) throw new Error(`n8n did not load the package: ${loadError}`);
+	session.cookie = await rt.ensureOwner(instance, OWNER);
+	session.page = await openPage(browser);
+	await signIn(session.page, instance.baseUrl, OWNER);
+	return session;
+}
+
 module.exports = {
 	CHROMIUM,
+	startEditorSession,
 	OWNER,
 	packageTarball,
 	SELECTORS,

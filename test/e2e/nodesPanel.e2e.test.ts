@@ -14,7 +14,7 @@ import * as panelModule from './nodes-panel';
 type Json = Record<string, any>;
 const rt: Json = runtimeModule;
 const panel: Json = panelModule;
-const { freshStateDir, report }: Json = helpersModule;
+const { report }: Json = helpersModule;
 
 const ENTRY = 'Contact Center';
 /** Every entry point, by the words a user would type for it. */
@@ -35,37 +35,21 @@ const WORDS = [
 ];
 
 let instance: Json;
-let browser: Json;
 let page: Json;
 /** The owner's session for n8n's REST API. */
 let cookie: string;
 
 const log = (line: string) => report(`[e2e nodes panel] ${line}`);
 
+let session: Json;
+
 beforeAll(async () => {
-	// Before the long n8n start: a missing browser fails at once, with what to install.
-	browser = await panel.launch();
-	const userFolder = freshStateDir();
-	const runtime = await rt.installRuntime({ log });
-	instance = await rt.createInstance(runtime, { userFolder });
-	const tarball = panel.packageTarball();
-	if (tarball) {
-		log(`installing ${tarball}`);
-		await rt.installPackageInto(userFolder, tarball, { runtime });
-	} else {
-		await rt.buildAndInstallPackage(userFolder, { runtime, log });
-	}
-	await rt.startServer(instance, { log });
-	const loadError = rt.packageLoadError(instance);
-	if (loadError) throw new Error(`n8n did not load the package: ${loadError}`);
-	cookie = await rt.ensureOwner(instance, panel.OWNER);
-	page = await panel.openPage(browser);
-	await panel.signIn(page, instance.baseUrl, panel.OWNER);
+	session = await panel.startEditorSession(log);
+	({ instance, page, cookie } = session);
 }, 900_000);
 
 afterAll(async () => {
-	await browser?.close();
-	if (instance?.server) await rt.stopServer(instance);
+	await session?.stop();
 }, 120_000);
 
 /** 1-based place of the Contact Center entry among the listed results, 0 when not listed. */

@@ -16,43 +16,27 @@ type Json = Record<string, any>;
 const rt: Json = runtimeModule;
 const dialog: Json = dialogModule;
 const panel: Json = panelModule;
-const { freshStateDir, report }: Json = helpersModule;
+const { report }: Json = helpersModule;
 
 const RECORD_CREDENTIAL = 'Contact Center Record API';
 const DAY_S = 24 * 3600;
 
 let instance: Json;
-let browser: Json;
 let page: Json;
 /** The owner's session for n8n's REST API. */
 let cookie: string;
 
 const log = (line: string) => report(`[e2e record credential dialog] ${line}`);
 
+let session: Json;
+
 beforeAll(async () => {
-	// Before the long n8n start: a missing browser fails at once, with what to install.
-	browser = await panel.launch();
-	const userFolder = freshStateDir();
-	const runtime = await rt.installRuntime({ log });
-	instance = await rt.createInstance(runtime, { userFolder });
-	const tarball = panel.packageTarball();
-	if (tarball) {
-		log(`installing ${tarball}`);
-		await rt.installPackageInto(userFolder, tarball, { runtime });
-	} else {
-		await rt.buildAndInstallPackage(userFolder, { runtime, log });
-	}
-	await rt.startServer(instance, { log });
-	const loadError = rt.packageLoadError(instance);
-	if (loadError) throw new Error(`n8n did not load the package: ${loadError}`);
-	cookie = await rt.ensureOwner(instance, panel.OWNER);
-	page = await panel.openPage(browser);
-	await panel.signIn(page, instance.baseUrl, panel.OWNER);
+	session = await panel.startEditorSession(log);
+	({ instance, page, cookie } = session);
 }, 900_000);
 
 afterAll(async () => {
-	await browser?.close();
-	if (instance?.server) await rt.stopServer(instance);
+	await session?.stop();
 }, 120_000);
 
 /** An API key of the owner with every scope, as n8n's "Create an API key" dialog makes it. */
