@@ -76,8 +76,14 @@ function recordError(
 	return error;
 }
 
+/** Said where n8n shows only an error's message (a failed activation, the service's 503 answer, the log), so it carries the fix. */
 const keyExpiredError = (context: RecordContext, at: number) =>
-	recordError(context, expiredMessage(at), 401, NEW_KEY_STEPS);
+	recordError(
+		context,
+		`${expiredMessage(at)}: create a new key in n8n (Settings -> n8n API -> Create an API key, Expiration "No expiration") and paste it into the credential`,
+		401,
+		NEW_KEY_STEPS,
+	);
 
 const statusOfRecordError = (error: unknown) =>
 	error instanceof NodeOperationError ? Number(error.context.status ?? 0) : 0;
