@@ -560,17 +560,29 @@ async function ensureOwner(instance, owner) {
 	);
 }
 
-/** Creates a public API key with every scope the owner may grant. */
-/** Creates an API key with every scope; resolves to `{ rawApiKey, label }`. */
-async function createApiKey(instance, cookie, labelPrefix = 'contact-center-scripts') {
+/**
+ * Creates an API key for the signed-in user (`cookie`): every scope the user may grant unless
+ * `scopes` names some; `expiresAt` in seconds since the epoch, null for "No expiration".
+ * Resolves to `{ rawApiKey, label }`.
+ */
+async function createApiKey(
+	instance,
+	cookie,
+	{ labelPrefix = 'contact-center-scripts', expiresAt = null, scopes } = {},
+) {
 	const label = `${labelPrefix}-${Date.now()}`.slice(0, 50);
-	const scopes = await restCall(instance, 'GET', '/api-keys/scopes', { cookie });
-	if (scopes.status !== 200)
-		throw new Error(`listing API key scopes failed: ${scopes.status} ${tail(scopes.text, 300)}`);
-	const list = Array.isArray(scopes.json) ? scopes.json : scopes.json.data;
+	let granted = scopes;
+	if (granted === undefined) {
+		const allowed = await restCall(instance, 'GET', '/api-keys/scopes', { cookie });
+		if (allowed.status !== 200)
+			throw new Error(
+				`listing API key scopes failed: ${allowed.status} ${tail(allowed.text, 300)}`,
+			);
+		granted = Array.isArray(allowed.json) ? allowed.json : allowed.json.data;
+	}
 	const created = await restCall(instance, 'POST', '/api-keys', {
 		cookie,
-		body: { label, scopes: list, expiresAt: null },
+		body: { label, scopes: granted, expiresAt },
 	});
 	if (created.status !== 200)
 		throw new Error(`creating an API key failed: ${created.status} ${tail(created.text, 300)}`);

@@ -94,6 +94,34 @@ async function openNextStepPanel(page, url) {
 	await page.waitForSelector(SELECTORS.search, { visible: true });
 }
 
+/**
+ * Saves a new workflow with only a Manual Trigger (n8n's REST API, the owner's `cookie`), opens it
+ * in the editor and opens the nodes panel for the next step ("What happens next?").
+ */
+async function openNextStepPanelOfNewWorkflow(page, instance, cookie, name) {
+	const rt = require('../../scripts/lib/n8n-runtime');
+	const created = await rt.restCall(instance, 'POST', '/workflows', {
+		cookie,
+		body: {
+			name,
+			nodes: [
+				{
+					id: 'manual',
+					name: 'Manual Trigger',
+					type: 'n8n-nodes-base.manualTrigger',
+					typeVersion: 1,
+					position: [0, 0],
+					parameters: {},
+				},
+			],
+			connections: {},
+		},
+	});
+	if (created.status !== 200)
+		throw new Error(`creating the workflow: ${created.status} ${created.text}`);
+	await openNextStepPanel(page, `${instance.baseUrl}/workflow/${created.json.data.id}`);
+}
+
 /** The panel's heading, e.g. "What triggers this workflow?". */
 async function panelTitle(page) {
 	return await page.$eval(
@@ -236,6 +264,7 @@ module.exports = {
 	signIn,
 	openTriggerPanel,
 	openNextStepPanel,
+	openNextStepPanelOfNewWorkflow,
 	panelTitle,
 	search,
 	openEntry,

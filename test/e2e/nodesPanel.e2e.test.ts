@@ -7,12 +7,10 @@
  * CONTACT_CENTER_PACKAGE_TARBALL installs another build of the package instead (the document shows
  * this test failing on the package before its search words were added).
  */
-import * as runtimeModule from '../../scripts/lib/n8n-runtime';
 import * as helpersModule from './helpers';
 import * as panelModule from './nodes-panel';
 
 type Json = Record<string, any>;
-const rt: Json = runtimeModule;
 const panel: Json = panelModule;
 const { report }: Json = helpersModule;
 
@@ -108,26 +106,7 @@ describe('each trigger entry adds a Contact Center Trigger on its endpoint', () 
 
 describe('"What happens next?" (the panel of a workflow that has a trigger)', () => {
 	beforeAll(async () => {
-		const created = await rt.restCall(instance, 'POST', '/workflows', {
-			cookie,
-			body: {
-				name: 'Nodes panel: next step',
-				nodes: [
-					{
-						id: 'manual',
-						name: 'Manual Trigger',
-						type: 'n8n-nodes-base.manualTrigger',
-						typeVersion: 1,
-						position: [0, 0],
-						parameters: {},
-					},
-				],
-				connections: {},
-			},
-		});
-		if (created.status !== 200)
-			throw new Error(`creating the workflow: ${created.status} ${created.text}`);
-		await panel.openNextStepPanel(page, `${instance.baseUrl}/workflow/${created.json.data.id}`);
+		await panel.openNextStepPanelOfNewWorkflow(page, instance, cookie, 'Nodes panel: next step');
 		expect(await panel.panelTitle(page)).toBe('What happens next?');
 	}, 120_000);
 

@@ -28,19 +28,9 @@ const instance = () => stack.instance as Json;
 const nowS = () => Math.floor(Date.now() / 1000);
 
 /** An API key of the signed-in user (`cookie`); `expiresAt` in seconds since the epoch, or null. */
-async function createKey(cookie: string, expiresAt: number | null, scopes?: string[]) {
-	const allowed = await rt.restCall(instance(), 'GET', '/api-keys/scopes', { cookie });
-	const created = await rt.restCall(instance(), 'POST', '/api-keys', {
-		cookie,
-		body: {
-			label: `record-${Date.now()}`,
-			scopes: scopes ?? (Array.isArray(allowed.json) ? allowed.json : allowed.json.data),
-			expiresAt,
-		},
-	});
-	if (created.status !== 200) throw new Error(`API key: ${created.status} ${created.text}`);
-	return (created.json.data ?? created.json).rawApiKey as string;
-}
+const createKey = async (cookie: string, expiresAt: number | null, scopes?: string[]) =>
+	(await rt.createApiKey(instance(), cookie, { labelPrefix: 'record', expiresAt, scopes }))
+		.rawApiKey as string;
 
 /**
  * What the credential dialog's Test answers, through the REST call the editor makes (n8n tests a

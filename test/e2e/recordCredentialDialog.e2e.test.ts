@@ -40,19 +40,9 @@ afterAll(async () => {
 }, 120_000);
 
 /** An API key of the owner with every scope, as n8n's "Create an API key" dialog makes it. */
-async function createOwnerKey(expiresAtSeconds: number) {
-	const allowed = await rt.restCall(instance, 'GET', '/api-keys/scopes', { cookie });
-	const created = await rt.restCall(instance, 'POST', '/api-keys', {
-		cookie,
-		body: {
-			label: `dialog-${Date.now()}`,
-			scopes: Array.isArray(allowed.json) ? allowed.json : allowed.json.data,
-			expiresAt: expiresAtSeconds,
-		},
-	});
-	if (created.status !== 200) throw new Error(`API key: ${created.status} ${created.text}`);
-	return (created.json.data ?? created.json).rawApiKey as string;
-}
+const createOwnerKey = async (expiresAt: number) =>
+	(await rt.createApiKey(instance, cookie, { labelPrefix: 'dialog', expiresAt }))
+		.rawApiKey as string;
 
 describe('the "Contact Center Record API" credential dialog', () => {
 	test('Create credential, "Contact Center Record": the dialog says where the key comes from, above n8n API URL, n8n API Key, Data Table Name', async () => {
@@ -111,26 +101,12 @@ describe('the "Contact Center Record API" credential dialog', () => {
 
 describe('HTTP Request node, Authentication = Predefined Credential Type', () => {
 	test('typing "Contact Center" into Credential Type offers the OAuth2 credential, not "Contact Center Record API"', async () => {
-		const created = await rt.restCall(instance, 'POST', '/workflows', {
+		await panel.openNextStepPanelOfNewWorkflow(
+			page,
+			instance,
 			cookie,
-			body: {
-				name: 'Record credential: HTTP Request',
-				nodes: [
-					{
-						id: 'manual',
-						name: 'Manual Trigger',
-						type: 'n8n-nodes-base.manualTrigger',
-						typeVersion: 1,
-						position: [0, 0],
-						parameters: {},
-					},
-				],
-				connections: {},
-			},
-		});
-		if (created.status !== 200)
-			throw new Error(`creating the workflow: ${created.status} ${created.text}`);
-		await panel.openNextStepPanel(page, `${instance.baseUrl}/workflow/${created.json.data.id}`);
+			'Record credential: HTTP Request',
+		);
 		await panel.search(page, 'HTTP Request');
 		await panel.openEntry(page, 'HTTP Request');
 		await dialog.chooseParameterOption(page, 'authentication', 'Predefined Credential Type');

@@ -2,9 +2,9 @@ import { createHmac } from 'node:crypto';
 
 import {
 	expiresSoonMessage,
+	expiredAt,
 	expiresWithinDays,
 	formatExpiry,
-	isExpired,
 	keyExpiryOf,
 	timeUntil,
 } from '../../nodes/shared/record/apiKey';
@@ -46,19 +46,13 @@ describe('the expiry of an n8n API key, read without a call', () => {
 		const inThreeDays = keyExpiryOf(n8nApiKey({ exp: (now + 3 * DAY) / 1000 }));
 		const inForty = keyExpiryOf(n8nApiKey({ exp: (now + 40 * DAY) / 1000 }));
 		const never = keyExpiryOf(n8nApiKey({}));
-		expect([past, inThreeDays, inForty, never].map((e) => isExpired(e, now))).toEqual([
-			true,
-			false,
-			false,
-			false,
-		]);
-		expect([past, inThreeDays, inForty, never].map((e) => expiresWithinDays(e, 30, now))).toEqual([
-			false,
-			true,
-			false,
-			false,
-		]);
-		expect(expiresWithinDays(inThreeDays, 2, now)).toBe(false);
+		expect([past, inThreeDays, inForty, never].map((e) => expiredAt(e, now) !== undefined)).toEqual(
+			[true, false, false, false],
+		);
+		expect(
+			[past, inThreeDays, inForty, never].map((e) => expiresWithinDays(e, 30, now) !== undefined),
+		).toEqual([false, true, false, false]);
+		expect(expiresWithinDays(inThreeDays, 2, now)).toBeUndefined();
 	});
 
 	test('says the date in UTC and the time left in whole units', () => {

@@ -6,6 +6,7 @@ import {
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 
+import { credentialNotSelected } from '../../shared/credentialSelection';
 import { durableRecord } from '../../shared/record';
 import { parseJsonObjectBody } from './body';
 import {
@@ -34,7 +35,7 @@ async function signingKeyOf(context: IWebhookFunctions | IHookFunctions): Promis
 	if (!context.getNode().credentials?.[SIGNING_SECRET_CREDENTIAL]) {
 		return {
 			ok: false,
-			message: 'No "Contact Center Signing Secret API" credential is selected in this node',
+			message: credentialNotSelected('Contact Center Signing Secret API'),
 		};
 	}
 	const credentials = await context.getCredentials(SIGNING_SECRET_CREDENTIAL);

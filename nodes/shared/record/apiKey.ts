@@ -73,11 +73,19 @@ export function timeUntil(at: number, now: number): string {
 	return 'within the hour';
 }
 
-export const isExpired = (expiry: KeyExpiry, now: number): boolean =>
-	expiry.kind === 'expires' && expiry.at <= now;
+/** When the key expired, or undefined while it has not (or never expires). */
+export const expiredAt = (expiry: KeyExpiry, now: number): number | undefined =>
+	expiry.kind === 'expires' && expiry.at <= now ? expiry.at : undefined;
 
-export const expiresWithinDays = (expiry: KeyExpiry, days: number, now: number): boolean =>
-	expiry.kind === 'expires' && expiry.at > now && expiry.at - now <= days * DAY_MS;
+/** When the key expires, if that is within `days` from now (and not past), else undefined. */
+export const expiresWithinDays = (
+	expiry: KeyExpiry,
+	days: number,
+	now: number,
+): number | undefined =>
+	expiry.kind === 'expires' && expiry.at > now && expiry.at - now <= days * DAY_MS
+		? expiry.at
+		: undefined;
 
 /** How to replace a key, in the words of n8n's own dialog. */
 export const NEW_KEY_STEPS =

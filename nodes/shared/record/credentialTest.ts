@@ -8,9 +8,9 @@ import {
 	NEW_KEY_STEPS,
 	TEST_WARNS_WITHIN_DAYS,
 	expiredMessage,
+	expiredAt,
 	expiresWithinDays,
 	formatExpiry,
-	isExpired,
 	keyExpiryOf,
 	keyUserIdOf,
 	timeUntil,
@@ -96,8 +96,9 @@ export async function testRecordCredential(
 	}
 	const now = Date.now();
 	const expiry = keyExpiryOf(apiKey);
-	if (isExpired(expiry, now) && expiry.kind === 'expires') {
-		return { status: 'Error', message: `${expiredMessage(expiry.at)}. ${NEW_KEY_STEPS}` };
+	const expired = expiredAt(expiry, now);
+	if (expired !== undefined) {
+		return { status: 'Error', message: `${expiredMessage(expired)}. ${NEW_KEY_STEPS}` };
 	}
 
 	const call = async (path: string, query: Record<string, string> = { limit: '1' }) =>
@@ -138,9 +139,10 @@ export async function testRecordCredential(
 	}
 
 	const warnings: string[] = [];
-	if (expiry.kind === 'expires' && expiresWithinDays(expiry, TEST_WARNS_WITHIN_DAYS, now)) {
+	const expiresSoon = expiresWithinDays(expiry, TEST_WARNS_WITHIN_DAYS, now);
+	if (expiresSoon !== undefined) {
 		warnings.push(
-			`it expires on ${formatExpiry(expiry.at)} (${timeUntil(expiry.at, now)}); after that, write backs are answered 503 and Send Once fails. Replace it before then: ${NEW_KEY_STEPS}`,
+			`it expires on ${formatExpiry(expiresSoon)} (${timeUntil(expiresSoon, now)}); after that, write backs are answered 503 and Send Once fails. Replace it before then: ${NEW_KEY_STEPS}`,
 		);
 	}
 	const userId = keyUserIdOf(apiKey);

@@ -30,8 +30,8 @@ import {
 	RUN_WARNS_WITHIN_DAYS,
 	expiredMessage,
 	expiresSoonMessage,
+	expiredAt,
 	expiresWithinDays,
-	isExpired,
 	keyExpiryOf,
 	type KeyExpiry,
 } from './apiKey';
@@ -194,23 +194,19 @@ async function api(
 	for (const fresh of [false, true]) {
 		// A refused or expired key is read afresh once: the user may have pasted a new one.
 		const attempt = fresh ? await targetOf(context, true) : target;
-		const expired = isExpired(attempt.expiry, Date.now());
-		if (!expired) {
-			try {
-				return await send(context, attempt, method, path, options);
-			} catch (thrown) {
-				const error = thrown as HttpFailure;
-				status = statusOf(error);
-				message = failureMessage(error);
-			}
-		}
-		const refused = expired || status === 401;
-		if (refused && attempt.expiry.kind === 'expires' && attempt.expiry.at <= Date.now()) {
-			if (fresh || target.credentialId === undefined)
-				throw keyExpiredError(context, attempt.expiry.at);
+		const expired = expiredAt(attempt.expiry, Date.now());
+		if (expired !== undefined) {
+			if (fresh || target.credentialId === undefined) throw keyExpiredError(context, expired);
 			continue;
 		}
-		if (!refused || target.credentialId === undefined) break;
+		try {
+			return await send(context, attempt, method, path, options);
+		} catch (thrown) {
+			const error = thrown as HttpFailure;
+			status = statusOf(error);
+			message = failureMessage(error);
+		}
+		if (status !== 401 || target.credentialId === undefined) break;
 	}
 	throw recordError(
 		context,
@@ -395,14 +391,11 @@ export const durableRecord = {
 		try {
 			const target = await targetOf(context, true);
 			const now = Date.now();
-			if (target.expiry.kind === 'expires' && isExpired(target.expiry, now)) {
-				throw keyExpiredError(context, target.expiry.at);
-			}
-			if (
-				expiresWithinDays(target.expiry, RUN_WARNS_WITHIN_DAYS, now) &&
-				target.expiry.kind === 'expires'
-			) {
-				context.logger.warn(`Contact Center: ${expiresSoonMessage(target.expiry.at, now)}`);
+			const expired = expiredAt(target.expiry, now);
+			if (expired !== undefined) throw keyExpiredError(context, expired);
+			const expiresSoon = expiresWithinDays(target.expiry, RUN_WARNS_WITHIN_DAYS, now);
+			if (expiresSoon !== undefined) {
+				context.logger.warn(`Contact Center: ${expiresSoonMessage(expiresSoon, now)}`);
 			}
 			tableIds.delete(target.cacheKey);
 			const tableId = await tableIdOf(context, target);
@@ -424,9 +417,12 @@ export const durableRecord = {
 	async warnIfKeyExpiresSoon(context: IExecuteFunctions): Promise<void> {
 		const target = await targetOf(context).catch(() => undefined);
 		const now = Date.now();
-		if (target?.expiry.kind !== 'expires') return;
-		if (!expiresWithinDays(target.expiry, RUN_WARNS_WITHIN_DAYS, now)) return;
-		const message = expiresSoonMessage(target.expiry.at, now);
+		const expiresSoon =
+			target === undefined
+				? undefined
+				: expiresWithinDays(target.expiry, RUN_WARNS_WITHIN_DAYS, now);
+		if (expiresSoon === undefined) return;
+		const message = expiresSoonMessage(expiresSoon, now);
 		context.addExecutionHints({ message, type: 'warning', location: 'outputPane' });
 		context.logger.warn(`Contact Center: ${message}`, {
 			workflowId: context.getWorkflow().id,

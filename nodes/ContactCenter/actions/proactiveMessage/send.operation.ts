@@ -516,13 +516,18 @@ interface SendOnceTarget {
 	windows: RecordWindows;
 }
 
+/** The item's Send Once mode; version 1 has none (off). */
+function sendOnceModeOf(context: IExecuteFunctions, i: number): SendOnceMode {
+	if (context.getNode().typeVersion < 2) return 'off';
+	return String(context.getNodeParameter('sendOnce', i, 'message')) as SendOnceMode;
+}
+
 function sendOnceTargetOf(
 	this: IExecuteFunctions,
 	i: number,
 	message: MessageIdentity,
 ): SendOnceTarget | undefined {
-	if (this.getNode().typeVersion < 2) return undefined;
-	const mode = String(this.getNodeParameter('sendOnce', i, 'message')) as SendOnceMode;
+	const mode = sendOnceModeOf(this, i);
 	if (mode === 'off') return undefined;
 	const retentionMs = sendOnceWindowMs(this.getNodeParameter('sendOncePeriodHours', i, undefined));
 	if (retentionMs === undefined) {
@@ -585,12 +590,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 	const timeoutMs = (options.sendTimeout ?? DEFAULT_SEND_TIMEOUT_SECONDS) * 1000;
 	const maxRateLimitWaitMs =
 		(options.rateLimitMaxWaitMinutes ?? DEFAULT_RATE_LIMIT_WAIT_MINUTES) * 60_000;
-	if (
-		this.getNode().typeVersion >= 2 &&
-		this.getNodeParameter('sendOnce', 0, 'message') !== 'off'
-	) {
-		await durableRecord.warnIfKeyExpiresSoon(this);
-	}
+	if (sendOnceModeOf(this, 0) !== 'off') await durableRecord.warnIfKeyExpiresSoon(this);
 
 	const releaseQuietly = async (once: SendOnceTarget, claimId: number) => {
 		await durableRecord.release(this, once.scope, once.key, claimId).catch((error: Error) => {
