@@ -942,7 +942,7 @@ describe('trigger endpoints with signed requests (undici)', () => {
 		}
 	});
 
-	test('write back: with 100,000 keys in the record (72 hours at 33,000 a day), a key answered 71 hours ago is still a duplicate and new keys run', async () => {
+	test('write back: with 100,000 keys in the record (72 hours at 33,000 a day), a key answered 71 hours ago is still a duplicate and new keys run, while the process loads its index of the record and once it has', async () => {
 		const tableId = await recordTableId();
 		const stamp = Date.now();
 		const total = 100_000;
@@ -959,8 +959,14 @@ describe('trigger endpoints with signed requests (undici)', () => {
 			await rt.publicApi(instance(), 'POST', `/data-tables/${tableId}/rows`, { data });
 		}
 		const id = workflowId('writeBack');
+		// Rows added by hand count for a running process from a minute after, or at once after
+		// the workflow is activated again (its index of the record is loaded anew).
+		await rt.publicApi(instance(), 'POST', `/workflows/${id}/deactivate`);
+		await rt.activateWorkflow(instance(), id);
+		await rt.waitForWebhook(webhook('writeBack'));
+		const logBefore = rt.readLog(instance()).length;
 		const before = (await executionsOf(id)).length;
-		for (const i of [0, 50_000, total - 1]) {
+		const expectDuplicate = async (i: number) => {
 			const res = await postSigned(webhook('writeBack'), writeBack(keyAt(i), `conv-cap-${i}`), {
 				secret: secret('writeBack'),
 			});
@@ -969,18 +975,107 @@ describe('trigger endpoints with signed requests (undici)', () => {
 				status: 200,
 				body: writeBackAnswer('duplicate', keyAt(i)),
 			});
-		}
-		const fresh = `cap-${stamp}-new`;
-		const res = await postSigned(webhook('writeBack'), writeBack(fresh, 'conv-cap-new'), {
-			secret: secret('writeBack'),
+		};
+		const expectProcessed = async (fresh: string) => {
+			const res = await postSigned(webhook('writeBack'), writeBack(fresh, 'conv-cap-new'), {
+				secret: secret('writeBack'),
+			});
+			expect({ status: res.status, body: res.json }).toEqual({
+				status: 200,
+				body: writeBackAnswer('processed', fresh),
+			});
+			await writeBackExecutionsUntil(fresh);
+		};
+		for (const i of [0, 50_000, total - 1]) await expectDuplicate(i);
+		await expectProcessed(`cap-${stamp}-new`);
+		const loaded = await waitFor(
+			async () =>
+				rt
+					.readLog(instance())
+					.slice(logBefore)
+					.split('\n')
+					.find((line: string) => line.includes("loaded into this process's index")),
+			{ what: 'the index of the record loaded', timeoutMs: 300_000, intervalMs: 500 },
+		);
+		report(`[e2e] ${loaded.replace(/^.*Contact Center record: /, '')}`);
+		for (const i of [1, 60_000, total - 2]) await expectDuplicate(i);
+		await expectProcessed(`cap-${stamp}-new-after-load`);
+		expect((await executionsOf(id)).length - before).toBe(2);
+	}, 600_000);
+
+	// Before the restart test: the trigger's index of the record was loaded by the deliveries above.
+	test('write back in one process: a done row deleted by hand (to allow a rerun) counts at once and the redelivery runs once; a done row added by hand counts from a minute after', async () => {
+		const tableId = await recordTableId();
+		const id = workflowId('writeBack');
+		const stamp = Date.now();
+		const deliver = async (key: string) => {
+			const res = await postSigned(webhook('writeBack'), writeBack(key, `conv-${key}`), {
+				secret: secret('writeBack'),
+			});
+			return { status: res.status, body: res.json };
+		};
+		const added = `hand-added-${stamp}`;
+		await rt.publicApi(instance(), 'POST', `/data-tables/${tableId}/rows`, {
+			data: [
+				{
+					scope: EXAMPLE_WRITE_BACK_SCOPE,
+					recordKey: `${EXAMPLE_WRITE_BACK_SCOPE}|${added}`,
+					state: 'done',
+					stateAt: Date.now(),
+					detail: '',
+				},
+			],
 		});
-		expect({ status: res.status, body: res.json }).toEqual({
+		const addedAt = Date.now();
+
+		const rerun = `hand-deleted-${stamp}`;
+		const before = (await executionsOf(id)).length;
+		expect(await deliver(rerun)).toEqual({
 			status: 200,
-			body: writeBackAnswer('processed', fresh),
+			body: writeBackAnswer('processed', rerun),
 		});
-		const executions = await writeBackExecutionsUntil(fresh);
-		expect(executions.length - before).toBe(1);
-	});
+		await writeBackExecutionsUntil(rerun);
+		await redeliverExpectingDuplicate(rerun);
+		const keyRows = `/data-tables/${tableId}/rows/delete?${new URLSearchParams({
+			filter: JSON.stringify({
+				type: 'and',
+				filters: [
+					{
+						columnName: 'recordKey',
+						condition: 'eq',
+						value: `${EXAMPLE_WRITE_BACK_SCOPE}|${rerun}`,
+					},
+				],
+			}),
+		})}`;
+		await rt.publicApi(instance(), 'DELETE', keyRows);
+		expect(
+			(await recordRows(EXAMPLE_WRITE_BACK_SCOPE)).filter(
+				(r) => r.recordKey === `${EXAMPLE_WRITE_BACK_SCOPE}|${rerun}`,
+			),
+		).toEqual([]);
+		expect(await deliver(rerun)).toEqual({
+			status: 200,
+			body: writeBackAnswer('processed', rerun),
+		});
+		const executions = await writeBackExecutionsUntil(rerun);
+		const runs = executions
+			.slice(0, executions.length - before)
+			.filter(
+				(e) => triggerOutput(e, 'Conversation resolved or pending')?.idempotencyKey === rerun,
+			);
+		expect(runs).toHaveLength(2);
+		await redeliverExpectingDuplicate(rerun);
+
+		await rt.sleep(Math.max(0, addedAt + 61_000 - Date.now()));
+		const beforeAdded = (await executionsOf(id)).length;
+		expect(await deliver(added)).toEqual({
+			status: 200,
+			body: writeBackAnswer('duplicate', added),
+		});
+		await rt.sleep(1_000);
+		expect((await executionsOf(id)).length).toBe(beforeAdded);
+	}, 180_000);
 
 	// It restarts n8n; the tests after it kill or restart it too.
 	test('write back: redeliveries of processed events stay duplicates after an n8n restart, a CLI export and import, a rename of the trigger node saved with old static data (public API GET then PUT), and deactivation and activation', async () => {

@@ -23,6 +23,7 @@ import {
 	verifySignature,
 } from './signature';
 import { credentialProblemDescription, SIGNING_SECRET_CREDENTIAL } from './description';
+import { writeBackScopeOf } from '../v3/webhookPhase';
 
 export type SignedBody =
 	| { ok: true; body: IDataObject }
@@ -140,6 +141,8 @@ export const webhookMethods = {
 			const endpoint = this.getNodeParameter('endpoint', 'lookup') as string;
 			if (endpoint === 'writeBack' && this.getNode().typeVersion >= 3) {
 				await durableRecord.ensureReady(this);
+				// Activation (and n8n's start) loads the record anew: rows deleted by hand count now.
+				durableRecord.forgetIndex(writeBackScopeOf(this));
 			}
 			return true;
 		},
@@ -147,6 +150,7 @@ export const webhookMethods = {
 			return true;
 		},
 		async delete(this: IHookFunctions): Promise<boolean> {
+			durableRecord.forgetIndex(writeBackScopeOf(this));
 			return true;
 		},
 	},

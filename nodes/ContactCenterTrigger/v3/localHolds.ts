@@ -3,8 +3,9 @@ import { DEFAULT_RECORD_WINDOWS } from '../../shared/record/rows';
 /**
  * The write backs this n8n process is handling right now, by record row key: from the webhook
  * call until the key is recorded done or given up. In one n8n process (see
- * ../helpers/receivedHere.ts) a hold replaces the claim row in the durable record, so a delivery
- * costs one read and one insert there instead of an insert, a read and an update; during the
+ * ../helpers/receivedHere.ts) a hold replaces the claim row in the durable record, so a new
+ * delivery costs one insert there (see durableRecord.check's fromIndex) instead of an insert, a
+ * read and an update; during the
  * webhook call of a claim in the record it keeps such a delivery from slipping past that claim
  * before its row is written. Nothing here has to outlive the process: a run dies with it.
  */

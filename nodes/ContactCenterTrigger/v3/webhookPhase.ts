@@ -24,8 +24,9 @@ type Claim = { state: 'claimed'; claimId?: number } | { state: 'done' } | { stat
 
 /**
  * Claims the key for this delivery. Where this process runs its own deliveries (one n8n process),
- * the claim is a hold in this process's memory, checked against the record with one read; else a
- * claim row in the record, shared by every n8n process.
+ * the claim is a hold in this process's memory, checked against this process's index of the
+ * record (one read per delivery until the index is loaded); else a claim row in the record,
+ * shared by every n8n process.
  */
 async function claimDelivery(
 	context: IWebhookFunctions,
@@ -33,17 +34,20 @@ async function claimDelivery(
 	key: string,
 ): Promise<Claim> {
 	const holdKey = rowKeyOf(scope, key);
+	const heldUntilRunEnds = productionRunsStayInThisProcess();
+	// Where this process writes every row of the scope, its index of them answers without a call.
+	const check = async () =>
+		await durableRecord.check(context, scope, key, undefined, { fromIndex: heldUntilRunEnds });
 	if (!holdHere(holdKey, Date.now())) {
 		// Another delivery of the key in this process holds it: while it claims a key done long
 		// ago, this one is a duplicate too, not in progress.
-		const found = await durableRecord.check(context, scope, key);
+		const found = await check();
 		return found.state === 'done' ? found : { state: 'running' };
 	}
-	const heldUntilRunEnds = productionRunsStayInThisProcess();
 	let claim: Claim = { state: 'running' };
 	try {
 		if (heldUntilRunEnds) {
-			const found = await durableRecord.check(context, scope, key);
+			const found = await check();
 			claim = found.state === 'free' ? { state: 'claimed' } : found;
 		} else {
 			const found = await durableRecord.claim(context, scope, key);

@@ -21,9 +21,11 @@ import {
 	rowKeyOf,
 	rowsOf,
 	type RecordFilter,
+	type ReadDecision,
 	type RecordRow,
 	type RecordWindows,
 } from './rows';
+import { ScopeIndex } from './scopeIndex';
 import { assertCredentialSelected } from '../credentialSelection';
 import {
 	NEW_KEY_STEPS,
@@ -280,6 +282,123 @@ async function onTable<T>(
 
 const rowsPath = (tableId: string) => `/data-tables/${encodeURIComponent(tableId)}/rows`;
 
+/**
+ * This process's indexes of scopes whose every row it writes itself (see check's `fromIndex`), by
+ * scope, API URL and table id. Only a cache of the record: built from it by reading it, dropped at
+ * each activation of the scope's trigger, never needed after a restart.
+ */
+const scopeIndexes = new Map<string, ScopeIndex>();
+
+/** When a failed index load may be tried again, by index key. */
+const indexRetryAt = new Map<string, number>();
+const INDEX_RETRY_MS = 60_000;
+
+/** n8n's public API returns at most this many rows per page (MAX_ITEMS_PER_PAGE, @n8n/api-types). */
+const PAGE_ROWS = 250;
+
+const indexKeyOf = (scope: string, target: RecordTarget, tableId: string) =>
+	`${scope} ${target.baseUrl} ${tableId}`;
+
+/** The indexes that must learn of a write into this table (row ids are unique per table). */
+function indexesOfTable(target: RecordTarget, tableId: string): ScopeIndex[] {
+	const suffix = ` ${target.baseUrl} ${tableId}`;
+	return [...scopeIndexes].filter(([key]) => key.endsWith(suffix)).map(([, index]) => index);
+}
+
+/**
+ * Reads the scope's rows after the index's last read row id into it, 250 a call (n8n indexes the
+ * id, so a call neither scans the table nor re-reads the rows before); rows past the longest
+ * retention are left out. Returns the number of calls.
+ */
+async function readIntoIndex(
+	context: RecordContext,
+	target: RecordTarget,
+	tableId: string,
+	index: ScopeIndex,
+): Promise<number> {
+	const since = Date.now() - MAX_RECORD_RETENTION_MS;
+	for (let calls = 1; ; calls++) {
+		const answer = (await api(context, target, 'GET', rowsPath(tableId), {
+			qs: {
+				filter: JSON.stringify(
+					filterOf([
+						['scope', 'eq', index.scope],
+						['id', 'gt', index.readThroughId],
+						['stateAt', 'gte', since],
+					]),
+				),
+				sortBy: 'id:asc',
+				limit: PAGE_ROWS,
+			},
+		})) as { data?: unknown[] };
+		const rows = rowsOf(answer);
+		index.addRead(rows);
+		if ((answer?.data?.length ?? 0) < PAGE_ROWS || rows.length === 0) return calls;
+	}
+}
+
+async function loadIndex(
+	context: RecordContext,
+	target: RecordTarget,
+	tableId: string,
+	index: ScopeIndex,
+): Promise<void> {
+	const calls = await readIntoIndex(context, target, tableId, index);
+	index.finishLoading();
+	context.logger.info(
+		`Contact Center record: ${index.doneKeys} done keys of ${index.scope} loaded into this process's index in ${Date.now() - index.startedAt} ms (${calls} calls)`,
+	);
+}
+
+/** How long rows others add to a scope may go unseen by the scope's loaded index. */
+const CATCH_UP_EVERY_MS = 60_000;
+
+/**
+ * Reads the rows added to the scope since the index last read them (by hand, or by another n8n
+ * sharing the table) when that was a minute ago or more: one read by row id (which n8n indexes),
+ * shared by the checks that arrive meanwhile.
+ */
+async function catchUpOnceAMinute(
+	context: RecordContext,
+	target: RecordTarget,
+	tableId: string,
+	index: ScopeIndex,
+	now: number,
+): Promise<void> {
+	if (now - index.caughtUpAt < CATCH_UP_EVERY_MS) return;
+	await inBatch(laneOf(`catch up ${index.scope}`, target, tableId), now, async (waiting) => {
+		if (Date.now() - index.caughtUpAt >= CATCH_UP_EVERY_MS) {
+			const startedAt = Date.now();
+			await readIntoIndex(context, target, tableId, index);
+			index.caughtUpAt = startedAt;
+		}
+		return waiting;
+	});
+}
+
+/** The scope's index; starts loading it in the background when this process has none. */
+function scopeIndexOf(
+	context: RecordContext,
+	target: RecordTarget,
+	tableId: string,
+	scope: string,
+	now: number,
+): ScopeIndex | undefined {
+	const key = indexKeyOf(scope, target, tableId);
+	const known = scopeIndexes.get(key);
+	if (known !== undefined || now < (indexRetryAt.get(key) ?? 0)) return known;
+	const index = new ScopeIndex(scope, now);
+	scopeIndexes.set(key, index);
+	void loadIndex(context, target, tableId, index).catch((error: Error) => {
+		if (scopeIndexes.get(key) === index) scopeIndexes.delete(key);
+		indexRetryAt.set(key, Date.now() + INDEX_RETRY_MS);
+		context.logger.warn(
+			`Contact Center record: loading the index of ${scope} failed (${error.message}); reading the record per delivery meanwhile`,
+		);
+	});
+	return index;
+}
+
 /** Every row of these row keys, oldest first, following n8n's pages. */
 async function readKeys(
 	context: RecordContext,
@@ -323,6 +442,8 @@ async function insertRow(
 				`n8n did not return the ids of the new rows in the record: ${JSON.stringify(inserted)}`,
 			);
 		}
+		for (const index of indexesOfTable(target, tableId))
+			rows.forEach((written, i) => index.inserted({ ...written, id: ids[i] }));
 		return ids;
 	});
 }
@@ -349,6 +470,7 @@ async function deleteRow(
 ) {
 	await inBatch(laneOf('delete', target, tableId), id, async (ids) => {
 		await deleteRows(context, target, tableId, anyIdFilter(ids));
+		for (const index of indexesOfTable(target, tableId)) index.deleted(ids);
 		return ids.map(() => undefined);
 	});
 }
@@ -407,6 +529,20 @@ export const durableRecord = {
 				`The write back record cannot be used: ${cause.message}`,
 				{ description: cause.description ?? recordFixDescription },
 			);
+		}
+	},
+
+	/**
+	 * Drops this process's index of the scope (see check's `fromIndex`), so that the next check
+	 * loads it from the record again: rows written or deleted by hand or by another process count
+	 * from then on.
+	 */
+	forgetIndex(scope: string): void {
+		for (const key of [...scopeIndexes.keys()]) {
+			if (key.startsWith(`${scope} `)) {
+				scopeIndexes.delete(key);
+				indexRetryAt.delete(key);
+			}
 		}
 	},
 
@@ -474,18 +610,37 @@ export const durableRecord = {
 	 * What the record says of the key, a read only: done within the retention, held by a live
 	 * claim, or free. For a caller that claims without a row of its own (the trigger in one n8n
 	 * process) or that only asks whether the work was done before.
+	 *
+	 * `fromIndex`: only for a caller through which alone the scope's rows are written (the trigger
+	 * in one n8n process): once this process's index of the scope (scopeIndex.ts) is loaded, a key
+	 * it does not know is free without a call; a key it knows is read as without the index (so a
+	 * row deleted by hand counts at once). The first such check starts loading the index in the
+	 * background, and keys are read until it is loaded. Rows others add to the scope count from a
+	 * minute after (catchUpOnceAMinute).
 	 */
 	async check(
 		context: RecordContext,
 		scope: string,
 		key: string,
 		windows: RecordWindows = DEFAULT_RECORD_WINDOWS,
+		{ fromIndex = false }: { fromIndex?: boolean } = {},
 	): Promise<CheckResult> {
 		const rowKey = rowKeyOf(scope, key);
 		const now = Date.now();
-		const decision = await onTable(context, async (tableId, target) =>
-			decideRead(await rowsOfKey(context, target, tableId, rowKey), now, windows),
-		);
+		const decision = await onTable(context, async (tableId, target): Promise<ReadDecision> => {
+			const index = fromIndex ? scopeIndexOf(context, target, tableId, scope, now) : undefined;
+			if (index?.isLoaded) {
+				await catchUpOnceAMinute(context, target, tableId, index, now);
+				const known = index.decide(rowKey, now, windows);
+				if (known?.state === 'free') return known;
+				// Read again: a row deleted by hand (to allow a rerun) counts at once.
+				const readStart = index.readStarts();
+				const rows = await rowsOfKey(context, target, tableId, rowKey);
+				index.replaceKey(rowKey, rows, readStart);
+				return decideRead(rows, now, windows);
+			}
+			return decideRead(await rowsOfKey(context, target, tableId, rowKey), now, windows);
+		});
 		pruneNowAndThen(context, now);
 		if (decision.state === 'done')
 			return { state: 'done', at: decision.row.stateAt, detail: decision.row.detail };
@@ -519,6 +674,7 @@ export const durableRecord = {
 								},
 							}),
 						);
+						for (const index of indexesOfTable(target, tableId)) index.updated(rows);
 						return ids.map((id) => rows.some((row) => row.id === id));
 					},
 				);
@@ -546,7 +702,9 @@ export const durableRecord = {
 	): Promise<void> {
 		await onTable(context, async (tableId, target) => {
 			if (claimId !== undefined) return await deleteRow(context, target, tableId, claimId);
-			await deleteRows(context, target, tableId, keyFilter(rowKeyOf(scope, key), 'running'));
+			const rowKey = rowKeyOf(scope, key);
+			await deleteRows(context, target, tableId, keyFilter(rowKey, 'running'));
+			for (const index of indexesOfTable(target, tableId)) index.deletedRunning(rowKey);
 		});
 	},
 };

@@ -139,7 +139,7 @@ export function latestDone(
 		.sort((a, b) => b.stateAt - a.stateAt)[0];
 }
 
-type Condition = 'eq' | 'lt';
+type Condition = 'eq' | 'lt' | 'gt' | 'gte';
 
 /** A data table filter of n8n's public API. */
 export interface RecordFilter {
