@@ -36,3 +36,44 @@ describe('inBatch', () => {
 		expect(seen.sort()).toEqual(['x:1', 'y:2']);
 	});
 });
+
+describe('inBatch with gathering', () => {
+	test('an idle lane waits for the calls it was told to expect and sends them together', async () => {
+		const batches: number[][] = [];
+		const run = async (items: number[]) => {
+			batches.push(items);
+			return items;
+		};
+		const gather = { ms: 500, until: 3 };
+		const calls = [inBatch('lane-g', 1, run, gather)];
+		await new Promise((resolve) => setImmediate(resolve));
+		calls.push(inBatch('lane-g', 2, run, gather));
+		await new Promise((resolve) => setImmediate(resolve));
+		expect(batches).toEqual([]);
+		calls.push(inBatch('lane-g', 3, run, gather));
+		expect(await Promise.all(calls)).toEqual([1, 2, 3]);
+		expect(batches).toEqual([[1, 2, 3]]);
+	});
+
+	test('it goes out after the wait when fewer calls came', async () => {
+		const batches: number[][] = [];
+		const run = async (items: number[]) => {
+			batches.push(items);
+			return items;
+		};
+		expect(await inBatch('lane-h', 1, run, { ms: 5, until: 4 })).toBe(1);
+		expect(batches).toEqual([[1]]);
+	});
+
+	test('told to expect only itself, a call goes out at once', async () => {
+		const batches: number[][] = [];
+		const run = async (items: number[]) => {
+			batches.push(items);
+			return items;
+		};
+		const call = inBatch('lane-i', 1, run, { ms: 500, until: 1 });
+		await new Promise((resolve) => setImmediate(resolve));
+		expect(batches).toEqual([[1]]);
+		await call;
+	});
+});

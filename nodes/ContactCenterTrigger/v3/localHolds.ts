@@ -28,3 +28,8 @@ export function holdHere(rowKey: string, now: number): boolean {
 export function releaseHold(rowKey: string): void {
 	holds.delete(rowKey);
 }
+
+/** How many deliveries this process holds (each records its key when its run gets there). */
+export function heldDeliveries(): number {
+	return holds.size;
+}

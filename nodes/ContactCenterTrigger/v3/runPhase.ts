@@ -5,8 +5,15 @@ import { rowKeyOf } from '../../shared/record/rows';
 import { idempotencyKeyOf } from '../helpers/dedup';
 import { productionRunWasReceivedHere } from '../helpers/receivedHere';
 import { answerFailedRun, answerWriteBack, jsonResponse, whenRunEnds } from '../helpers/runAnswer';
-import { holdHere, releaseHold } from './localHolds';
+import { heldDeliveries, holdHere, releaseHold } from './localHolds';
 import { CLAIM_ID_FIELD, writeBackScopeOf } from './webhookPhase';
+
+/**
+ * How long a done row may wait for those of the other deliveries this process holds, to go out in
+ * one insert: each call to n8n's API costs n8n's process more CPU than the wait (bench/RESULTS.md
+ * section 4c).
+ */
+const GATHER_MS = 15;
 
 /**
  * The run phase of a write back (trigger version 3), as the first node of the run, in whichever
@@ -55,7 +62,9 @@ export async function runWriteBackV3(
 
 	const recordDone = async () => {
 		try {
-			await durableRecord.markDone(context, scope, key as string, '', claimId);
+			// Held deliveries are in this process: their done rows may share one insert.
+			const gather = held ? { ms: GATHER_MS, until: heldDeliveries() } : undefined;
+			await durableRecord.markDone(context, scope, key as string, '', claimId, gather);
 		} finally {
 			if (held) releaseHold(rowKeyOf(scope, key as string));
 		}

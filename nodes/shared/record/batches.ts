@@ -1,7 +1,11 @@
+import { sleep } from 'n8n-workflow';
+
 /**
  * Natural batching of record calls within one n8n process: the first call of a lane goes out at
  * once; calls that arrive while it is in flight wait and go out together in the next one. When
  * the process is idle nothing waits; under load one call to n8n's API serves many deliveries.
+ * A caller that knows more calls are on their way may let an idle lane gather them first (see
+ * Gather).
  */
 interface Waiting<I, O> {
 	item: I;
@@ -12,6 +16,17 @@ interface Waiting<I, O> {
 interface Lane {
 	busy: boolean;
 	waiting: Array<Waiting<unknown, unknown>>;
+	/** While an idle lane gathers: how many calls end the wait early, and how to end it. */
+	gathering?: { until: number; done: () => void };
+}
+
+/**
+ * On an idle lane, wait up to `ms` for the batch to reach `until` calls before it goes out.
+ * Nothing waits when `until` is 1 or less.
+ */
+export interface Gather {
+	ms: number;
+	until: number;
 }
 
 const lanes = new Map<string, Lane>();
@@ -27,17 +42,32 @@ export async function inBatch<I, O>(
 	laneKey: string,
 	item: I,
 	run: (items: I[]) => Promise<O[]>,
+	gather?: Gather,
 ): Promise<O> {
 	return await new Promise<O>((resolve, reject) => {
-		const lane = lanes.get(laneKey) ?? { busy: false, waiting: [] };
+		const lane: Lane = lanes.get(laneKey) ?? { busy: false, waiting: [] };
 		lanes.set(laneKey, lane);
 		lane.waiting.push({ item, resolve, reject } as Waiting<unknown, unknown>);
-		if (!lane.busy) void drain(laneKey, lane, run as (items: unknown[]) => Promise<unknown[]>);
+		if (lane.gathering && lane.waiting.length >= lane.gathering.until) lane.gathering.done();
+		if (!lane.busy)
+			void drain(laneKey, lane, run as (items: unknown[]) => Promise<unknown[]>, gather);
 	});
 }
 
-async function drain(laneKey: string, lane: Lane, run: (items: unknown[]) => Promise<unknown[]>) {
+async function drain(
+	laneKey: string,
+	lane: Lane,
+	run: (items: unknown[]) => Promise<unknown[]>,
+	gather?: Gather,
+) {
 	lane.busy = true;
+	if (gather !== undefined && gather.until > 1 && gather.ms > 0) {
+		let done!: () => void;
+		const gathered = new Promise<void>((resolve) => (done = resolve));
+		lane.gathering = { until: Math.min(gather.until, MAX_BATCH), done };
+		await Promise.race([gathered, sleep(gather.ms)]);
+		lane.gathering = undefined;
+	}
 	while (lane.waiting.length > 0) {
 		const batch = lane.waiting.splice(0, MAX_BATCH);
 		try {

@@ -37,7 +37,7 @@ import {
 	keyExpiryOf,
 	type KeyExpiry,
 } from './apiKey';
-import { inBatch } from './batches';
+import { inBatch, type Gather } from './batches';
 import { failureMessage, isSizeLimitFailure, statusOf, type HttpFailure } from './failure';
 
 export const RECORD_CREDENTIAL = 'contactCenterRecordApi';
@@ -428,24 +428,30 @@ async function insertRow(
 	target: RecordTarget,
 	tableId: string,
 	row: Omit<RecordRow, 'id'>,
+	gather?: Gather,
 ): Promise<number> {
-	return await inBatch(laneOf('insert', target, tableId), row, async (rows) => {
-		const inserted = await api(context, target, 'POST', rowsPath(tableId), {
-			body: { data: rows as unknown as IDataObject[], returnType: 'id' },
-		});
-		const ids = (Array.isArray(inserted) ? inserted : []).map((entry) =>
-			Number((entry as { id?: unknown })?.id),
-		);
-		if (ids.length !== rows.length || !ids.every(Number.isFinite)) {
-			throw recordError(
-				context,
-				`n8n did not return the ids of the new rows in the record: ${JSON.stringify(inserted)}`,
+	return await inBatch(
+		laneOf('insert', target, tableId),
+		row,
+		async (rows) => {
+			const inserted = await api(context, target, 'POST', rowsPath(tableId), {
+				body: { data: rows as unknown as IDataObject[], returnType: 'id' },
+			});
+			const ids = (Array.isArray(inserted) ? inserted : []).map((entry) =>
+				Number((entry as { id?: unknown })?.id),
 			);
-		}
-		for (const index of indexesOfTable(target, tableId))
-			rows.forEach((written, i) => index.inserted({ ...written, id: ids[i] }));
-		return ids;
-	});
+			if (ids.length !== rows.length || !ids.every(Number.isFinite)) {
+				throw recordError(
+					context,
+					`n8n did not return the ids of the new rows in the record: ${JSON.stringify(inserted)}`,
+				);
+			}
+			for (const index of indexesOfTable(target, tableId))
+				rows.forEach((written, i) => index.inserted({ ...written, id: ids[i] }));
+			return ids;
+		},
+		gather,
+	);
 }
 
 /** The rows of one row key (read together with the process's concurrent reads). */
@@ -651,6 +657,8 @@ export const durableRecord = {
 	 * Marks the key done: its claim's row (`claimId`, from claim) becomes `done` (one update by
 	 * row id for the process's concurrent calls with the same detail); without a claim row to
 	 * update, a `done` row is added (a `done` row outweighs any `running` row of its key).
+	 * `gather`: a caller that knows of other calls on their way lets that insert wait for them
+	 * (see Gather).
 	 */
 	async markDone(
 		context: RecordContext,
@@ -658,6 +666,7 @@ export const durableRecord = {
 		key: string,
 		detail = '',
 		claimId?: number,
+		gather?: Gather,
 	): Promise<void> {
 		await onTable(context, async (tableId, target) => {
 			if (claimId !== undefined) {
@@ -680,13 +689,19 @@ export const durableRecord = {
 				);
 				if (updated) return;
 			}
-			await insertRow(context, target, tableId, {
-				scope,
-				recordKey: rowKeyOf(scope, key),
-				state: 'done',
-				stateAt: Date.now(),
-				detail,
-			});
+			await insertRow(
+				context,
+				target,
+				tableId,
+				{
+					scope,
+					recordKey: rowKeyOf(scope, key),
+					state: 'done',
+					stateAt: Date.now(),
+					detail,
+				},
+				gather,
+			);
 		});
 	},
 
