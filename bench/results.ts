@@ -41,7 +41,16 @@ const RESULTS_DIR = path.join(BENCH_DIR, 'results');
 const RESULTS_MD = path.join(BENCH_DIR, 'RESULTS.md');
 
 /** Order of the sections in RESULTS.md (issue 5, benchmarks 1 to 4). */
-const ORDER = ['send', 'tokens', 'snapshot', 'webhook', 'dedup', 'record', 'queue-mode'];
+const ORDER = [
+	'send',
+	'tokens',
+	'snapshot',
+	'webhook',
+	'dedup',
+	'webhook-v3',
+	'record',
+	'queue-mode',
+];
 
 export function machine(): string {
 	const cpus = os.cpus();
