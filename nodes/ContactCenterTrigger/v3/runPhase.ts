@@ -13,7 +13,7 @@ import { CLAIM_ID_FIELD, writeBackScopeOf } from './webhookPhase';
  * one insert: each call to n8n's API costs n8n's process more CPU than the wait (bench/RESULTS.md
  * section 4c).
  */
-const GATHER_MS = 40;
+const GATHER_MS = 15;
 
 /**
  * The run phase of a write back (trigger version 3), as the first node of the run, in whichever
