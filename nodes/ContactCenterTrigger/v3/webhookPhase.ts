@@ -25,8 +25,9 @@ type Claim = { state: 'claimed'; claimId?: number } | { state: 'done' } | { stat
 /**
  * Claims the key for this delivery. Where this process runs its own deliveries (one n8n process),
  * the claim is a hold in this process's memory, checked against this process's index of the
- * record (one read per delivery until the index is loaded); else a claim row in the record,
- * shared by every n8n process.
+ * record (no call for a key it does not know; a read of the key's rows for one it knows, and for
+ * every key until the index is loaded); else a claim row in the record, shared by every n8n
+ * process.
  */
 async function claimDelivery(
 	context: IWebhookFunctions,
@@ -35,7 +36,8 @@ async function claimDelivery(
 ): Promise<Claim> {
 	const holdKey = rowKeyOf(scope, key);
 	const heldUntilRunEnds = productionRunsStayInThisProcess();
-	// Where this process writes every row of the scope, its index of them answers without a call.
+	// Where this process writes every row of the scope, its index of them answers a new key
+	// without a call.
 	const check = async () =>
 		await durableRecord.check(context, scope, key, undefined, { fromIndex: heldUntilRunEnds });
 	if (!holdHere(holdKey, Date.now())) {
