@@ -305,6 +305,58 @@ describe('the record credential in a real n8n', () => {
 		expect(await rt.listExecutions(instance(), { workflowId: second })).toHaveLength(0);
 		expect(await rt.listExecutions(instance(), { workflowId })).toHaveLength(1);
 	});
+	test('a key revoked while n8n runs (one process, index of the record loaded): the delivery running then is answered 500 after its run, the next ones 503 without a run until a record call succeeds', async () => {
+		const { rawApiKey, label } = await rt.createApiKey(instance(), instance().cookie, {
+			labelPrefix: 'revoked',
+			expiresAt: null,
+		});
+		const credential = await createRecordCredential('record revoked', rawApiKey, 'record_revoked');
+		const workflowId = await createWriteBackWorkflow('Write back whose key is revoked', credential);
+		const logFrom = rt.readLog(instance()).length;
+		await rt.activateWorkflow(instance(), workflowId);
+		const url = await webhookOf(workflowId);
+		// The first run tells the process its runs stay in it; its next check loads the index.
+		for (const key of ['revoke-before-1', 'revoke-before-2']) {
+			const answer = await deliver(url, key);
+			expect([answer.status, answer.json?.status]).toEqual([200, 'processed']);
+		}
+		await waitFor(
+			async () =>
+				rt.readLog(instance()).slice(logFrom).includes("loaded into this process's index"),
+			{ what: 'the index of the record loaded' },
+		);
+		const keys = await rt.restCall(instance(), 'GET', '/api-keys', { cookie: instance().cookie });
+		// n8n 2.41 lists keys as { items, counts, totals }; earlier versions as an array.
+		const listed = keys.json?.data ?? keys.json;
+		const revoked = ((Array.isArray(listed) ? listed : (listed?.items ?? [])) as Json[]).find(
+			(k) => k.label === label,
+		);
+		expect(revoked).toBeDefined();
+		const removed = await rt.restCall(instance(), 'DELETE', `/api-keys/${revoked?.id}`, {
+			cookie: instance().cookie,
+		});
+		expect(removed.status).toBe(200);
+
+		const first = await deliver(url, 'revoke-after-1');
+		const second = await deliver(url, 'revoke-after-2');
+		const third = await deliver(url, 'revoke-after-2');
+		report(
+			`[e2e record credential] deliveries after the key was revoked: ${[first, second, third].map((a) => `${a.status} ${a.text.slice(0, 160)}`).join(' | ')}`,
+		);
+		expect(first.status).toBe(500);
+		expect(first.json?.message).toMatch(/could not be recorded as processed.*401/);
+		for (const answer of [second, third]) {
+			expect(answer.status).toBe(503);
+			expect(answer.json?.message).toMatch(/could not be read.*401/);
+		}
+		const runs = await rt.listExecutions(instance(), { workflowId, includeData: true });
+		const ranKeys = runs.map(
+			(execution: Json) =>
+				execution.data?.resultData?.runData?.['Write back']?.[0]?.data?.main?.[0]?.[0]?.json
+					?.idempotencyKey,
+		);
+		expect(ranKeys.sort()).toEqual(['revoke-after-1', 'revoke-before-1', 'revoke-before-2']);
+	});
 });
 
 /**

@@ -1,3 +1,5 @@
+import { sleep } from 'n8n-workflow';
+
 import { inBatch } from '../../nodes/shared/record/batches';
 
 describe('inBatch', () => {
@@ -46,9 +48,9 @@ describe('inBatch with gathering', () => {
 		};
 		const gather = { ms: 500, until: 3 };
 		const calls = [inBatch('lane-g', 1, run, gather)];
-		await new Promise((resolve) => setImmediate(resolve));
+		await sleep(1);
 		calls.push(inBatch('lane-g', 2, run, gather));
-		await new Promise((resolve) => setImmediate(resolve));
+		await sleep(1);
 		expect(batches).toEqual([]);
 		calls.push(inBatch('lane-g', 3, run, gather));
 		expect(await Promise.all(calls)).toEqual([1, 2, 3]);
@@ -72,7 +74,7 @@ describe('inBatch with gathering', () => {
 			return items;
 		};
 		const call = inBatch('lane-i', 1, run, { ms: 500, until: 1 });
-		await new Promise((resolve) => setImmediate(resolve));
+		await sleep(1);
 		expect(batches).toEqual([[1]]);
 		await call;
 	});

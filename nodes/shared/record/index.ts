@@ -184,12 +184,37 @@ async function send(
 	});
 }
 
+/**
+ * The records (by API URL and table name) whose last call failed: a check answers from an index
+ * of such a record no longer, but reads, so that a record that cannot be used (a revoked or
+ * expired key, the API switched off) refuses deliveries before their run, as without the index.
+ */
+const failingRecords = new Set<string>();
+
 async function api(
 	context: RecordContext,
 	target: RecordTarget,
 	method: IHttpRequestMethods,
 	path: string,
 	options: { qs?: IDataObject; body?: IDataObject } = {},
+): Promise<unknown> {
+	let answered = false;
+	try {
+		const answer = await callApi(context, target, method, path, options);
+		answered = true;
+		return answer;
+	} finally {
+		if (answered) failingRecords.delete(target.cacheKey);
+		else failingRecords.add(target.cacheKey);
+	}
+}
+
+async function callApi(
+	context: RecordContext,
+	target: RecordTarget,
+	method: IHttpRequestMethods,
+	path: string,
+	options: { qs?: IDataObject; body?: IDataObject },
 ): Promise<unknown> {
 	let status = 0;
 	let message = 'request failed';
@@ -620,7 +645,8 @@ export const durableRecord = {
 	 * `fromIndex`: only for a caller through which alone the scope's rows are written (the trigger
 	 * in one n8n process): once this process's index of the scope (scopeIndex.ts) is loaded, a key
 	 * it does not know is free without a call; a key it knows is read as without the index (so a
-	 * row deleted by hand counts at once). The first such check starts loading the index in the
+	 * row deleted by hand counts at once), and so is every key while the record's key has expired
+	 * or its last call failed (failingRecords). The first such check starts loading the index in the
 	 * background, and keys are read until it is loaded. Rows others add to the scope count from a
 	 * minute after (catchUpOnceAMinute).
 	 */
@@ -635,7 +661,9 @@ export const durableRecord = {
 		const now = Date.now();
 		const decision = await onTable(context, async (tableId, target): Promise<ReadDecision> => {
 			const index = fromIndex ? scopeIndexOf(context, target, tableId, scope, now) : undefined;
-			if (index?.isLoaded) {
+			const usable =
+				!failingRecords.has(target.cacheKey) && expiredAt(target.expiry, now) === undefined;
+			if (index?.isLoaded && usable) {
 				await catchUpOnceAMinute(context, target, tableId, index, now);
 				const known = index.decide(rowKey, now, windows);
 				if (known?.state === 'free') return known;
