@@ -143,7 +143,12 @@ async function listedEntries(page) {
 /** Types `text` into the panel's search box (replacing what was there); the entries it lists. */
 async function search(page, text) {
 	const box = await page.waitForSelector(SELECTORS.search, { visible: true });
-	await box.click({ count: 3 });
+	// Focused and selected rather than clicked: a click can come while the panel still slides in,
+	// and puppeteer then finds no point to click ("Node is either not clickable").
+	await box.evaluate((el) => {
+		el.focus();
+		el.select();
+	});
 	await page.keyboard.press('Backspace');
 	await box.type(text);
 	await sleep(SETTLE_MS);
