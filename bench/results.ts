@@ -48,6 +48,7 @@ const ORDER = [
 	'webhook',
 	'dedup',
 	'webhook-v3',
+	'public-api-cost',
 	'record',
 	'queue-mode',
 ];

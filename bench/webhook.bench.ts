@@ -992,6 +992,12 @@ describe('Benchmark 4a: webhook throughput and lookup round trip in a real n8n',
  * target and round.
  */
 const V3_ROUNDS = 3;
+/**
+ * BENCH_N8N_NODE_OPTIONS: Node.js options for the n8n the benchmark starts, to see where its time
+ * goes (for example `--cpu-prof --cpu-prof-dir=/tmp/profiles`: one profile per n8n start).
+ */
+const n8nNodeOptions = (): Record<string, string> =>
+	process.env.BENCH_N8N_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_N8N_NODE_OPTIONS } : {};
 const V3_REQUESTS = Number(process.env.BENCH_V3_REQUESTS ?? '300') || 300;
 const V3_RECORDED_KEYS = 100_000;
 /** The commit compared against: the issue's (c8613c8), or another one to compare two changes. */
@@ -1125,7 +1131,11 @@ describe('Issue 28: write back v3 in one n8n process against c8613c8', () => {
 		let port: number | undefined;
 		const start = async (extraEnv: Record<string, string>) => {
 			// The same port at every start: the record credentials hold the API URL.
-			instance = await rt.createInstance(runtime, { userFolder, port, extraEnv });
+			instance = await rt.createInstance(runtime, {
+				userFolder,
+				port,
+				extraEnv: { ...extraEnv, ...n8nNodeOptions() },
+			});
 			port = instance.port;
 			Object.assign(instance, access);
 			await rt.startServer(instance, { log });
