@@ -41,7 +41,7 @@ const recordRow = () => ({
 	detail: '',
 });
 
-describe("Issue 28: what one call to n8n's public API costs n8n", () => {
+describe("Section 4d: what one call to n8n's public API costs n8n", () => {
 	let instance: Json | undefined;
 	const userFolder = path.join(rt.REPO_ROOT, '.n8n-local', 'bench-public-api');
 	afterAll(async () => {
