@@ -46,7 +46,7 @@ describe('inBatch with gathering', () => {
 			batches.push(items);
 			return items;
 		};
-		const gather = { ms: 500, until: 3 };
+		const gather = { ms: 500, upToMs: 500, until: 3 };
 		const calls = [inBatch('lane-g', 1, run, gather)];
 		await sleep(1);
 		calls.push(inBatch('lane-g', 2, run, gather));
@@ -63,7 +63,7 @@ describe('inBatch with gathering', () => {
 			batches.push(items);
 			return items;
 		};
-		expect(await inBatch('lane-h', 1, run, { ms: 5, until: 4 })).toBe(1);
+		expect(await inBatch('lane-h', 1, run, { ms: 5, upToMs: 5, until: 4 })).toBe(1);
 		expect(batches).toEqual([[1]]);
 	});
 
@@ -73,9 +73,60 @@ describe('inBatch with gathering', () => {
 			batches.push(items);
 			return items;
 		};
-		const call = inBatch('lane-i', 1, run, { ms: 500, until: 1 });
+		const call = inBatch('lane-i', 1, run, { ms: 500, upToMs: 500, until: 1 });
 		await sleep(1);
 		expect(batches).toEqual([[1]]);
 		await call;
+	});
+
+	test('while calls keep coming within the gap, the batch waits longer than one gap', async () => {
+		const batches: number[][] = [];
+		const run = async (items: number[]) => {
+			batches.push(items);
+			return items;
+		};
+		const gather = { ms: 50, upToMs: 5_000, until: 20 };
+		const calls = [inBatch('lane-j', 0, run, gather)];
+		// Twelve more, 10 ms apart: 120 ms in all, more than twice the gap.
+		for (let n = 1; n <= 12; n++) {
+			await sleep(10);
+			calls.push(inBatch('lane-j', n, run, gather));
+		}
+		expect(batches).toEqual([]);
+		const all = Array.from({ length: 13 }, (_, n) => n);
+		expect(await Promise.all(calls)).toEqual(all);
+		expect(batches).toEqual([all]);
+	});
+
+	test('a gap without a new call ends the wait', async () => {
+		const batches: number[][] = [];
+		const run = async (items: number[]) => {
+			batches.push(items);
+			return items;
+		};
+		const gather = { ms: 10, upToMs: 5_000, until: 10 };
+		const first = inBatch('lane-k', 1, run, gather);
+		await sleep(200);
+		expect(batches).toEqual([[1]]);
+		expect(await Promise.all([first, inBatch('lane-k', 2, run, gather)])).toEqual([1, 2]);
+		expect(batches).toEqual([[1], [2]]);
+	});
+
+	test('it waits no longer than upToMs in all, however steadily calls come', async () => {
+		const batches: number[][] = [];
+		const run = async (items: number[]) => {
+			batches.push(items);
+			return items;
+		};
+		const gather = { ms: 1_000, upToMs: 60, until: 100 };
+		const calls = [inBatch('lane-l', 0, run, gather)];
+		for (let n = 1; n <= 10 && batches.length === 0; n++) {
+			await sleep(20);
+			calls.push(inBatch('lane-l', n, run, gather));
+		}
+		await Promise.all(calls);
+		// Out after about 60 ms (three or four calls in), the rest in the next batch.
+		expect(batches[0].length).toBeGreaterThan(1);
+		expect(batches[0].length).toBeLessThan(calls.length);
 	});
 });

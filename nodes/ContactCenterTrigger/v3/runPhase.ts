@@ -9,11 +9,12 @@ import { heldDeliveries, holdHere, releaseHold } from './localHolds';
 import { CLAIM_ID_FIELD, writeBackScopeOf } from './webhookPhase';
 
 /**
- * How long a done row may wait for those of the other deliveries this process holds, to go out in
- * one insert: each call to n8n's API costs n8n's process more CPU than the wait (bench/RESULTS.md
- * section 4c).
+ * How a done row waits for those of the other deliveries this process holds, to go out in one
+ * insert: while they keep coming (each within 15 ms of the last), up to 60 ms in all. An insert
+ * costs n8n about as much CPU for 8 rows as for 1 (bench/RESULTS.md section 4d); where deliveries
+ * come further apart, a row waits 15 ms at most (section 4c (7345317)).
  */
-const GATHER_MS = 15;
+const GATHER = { ms: 15, upToMs: 60 };
 
 /**
  * The run phase of a write back (trigger version 3), as the first node of the run, in whichever
@@ -63,7 +64,7 @@ export async function runWriteBackV3(
 	const recordDone = async () => {
 		try {
 			// Held deliveries are in this process: their done rows may share one insert.
-			const gather = held ? { ms: GATHER_MS, until: heldDeliveries() } : undefined;
+			const gather = held ? { ...GATHER, until: heldDeliveries() } : undefined;
 			await durableRecord.markDone(context, scope, key as string, '', claimId, gather);
 		} finally {
 			if (held) releaseHold(rowKeyOf(scope, key as string));

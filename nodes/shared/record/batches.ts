@@ -16,16 +16,18 @@ interface Waiting<I, O> {
 interface Lane {
 	busy: boolean;
 	waiting: Array<Waiting<unknown, unknown>>;
-	/** While an idle lane gathers: how many calls end the wait early, and how to end it. */
-	gathering?: { until: number; done: () => void };
+	/** While an idle lane gathers: tells it that a call joined. */
+	joined?: () => void;
 }
 
 /**
- * On an idle lane, wait up to `ms` for the batch to reach `until` calls before it goes out.
- * Nothing waits when `until` is 1 or less.
+ * On an idle lane, the batch waits while calls keep coming: it goes out once it has `until`
+ * calls, when no call joined for `ms`, or `upToMs` after it began waiting. Nothing waits when
+ * `until` is 1 or less.
  */
 export interface Gather {
 	ms: number;
+	upToMs: number;
 	until: number;
 }
 
@@ -48,7 +50,7 @@ export async function inBatch<I, O>(
 		const lane: Lane = lanes.get(laneKey) ?? { busy: false, waiting: [] };
 		lanes.set(laneKey, lane);
 		lane.waiting.push({ item, resolve, reject } as Waiting<unknown, unknown>);
-		if (lane.gathering && lane.waiting.length >= lane.gathering.until) lane.gathering.done();
+		lane.joined?.();
 		if (!lane.busy)
 			void drain(laneKey, lane, run as (items: unknown[]) => Promise<unknown[]>, gather);
 	});
@@ -61,12 +63,17 @@ async function drain(
 	gather?: Gather,
 ) {
 	lane.busy = true;
-	if (gather !== undefined && gather.until > 1 && gather.ms > 0) {
-		let done!: () => void;
-		const gathered = new Promise<void>((resolve) => (done = resolve));
-		lane.gathering = { until: Math.min(gather.until, MAX_BATCH), done };
-		await Promise.race([gathered, sleep(gather.ms)]);
-		lane.gathering = undefined;
+	if (gather !== undefined && gather.until > 1 && gather.ms > 0 && gather.upToMs > 0) {
+		const until = Math.min(gather.until, MAX_BATCH);
+		const stopAt = Date.now() + gather.upToMs;
+		while (lane.waiting.length < until && Date.now() < stopAt) {
+			const anotherJoined = await new Promise<boolean>((resolve) => {
+				lane.joined = () => resolve(true);
+				void sleep(Math.min(gather.ms, stopAt - Date.now())).then(() => resolve(false));
+			});
+			if (!anotherJoined) break;
+		}
+		lane.joined = undefined;
 	}
 	while (lane.waiting.length > 0) {
 		const batch = lane.waiting.splice(0, MAX_BATCH);
