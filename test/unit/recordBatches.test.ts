@@ -39,13 +39,19 @@ describe('inBatch', () => {
 	});
 });
 
+/** A batch function that returns its items and keeps each batch it was given. */
+function recordingRun() {
+	const batches: number[][] = [];
+	const run = async (items: number[]) => {
+		batches.push(items);
+		return items;
+	};
+	return { batches, run };
+}
+
 describe('inBatch with gathering', () => {
 	test('an idle lane waits for the calls it was told to expect and sends them together', async () => {
-		const batches: number[][] = [];
-		const run = async (items: number[]) => {
-			batches.push(items);
-			return items;
-		};
+		const { batches, run } = recordingRun();
 		const gather = { ms: 500, upToMs: 500, until: 3 };
 		const calls = [inBatch('lane-g', 1, run, gather)];
 		await sleep(1);
@@ -58,21 +64,13 @@ describe('inBatch with gathering', () => {
 	});
 
 	test('it goes out after the wait when fewer calls came', async () => {
-		const batches: number[][] = [];
-		const run = async (items: number[]) => {
-			batches.push(items);
-			return items;
-		};
+		const { batches, run } = recordingRun();
 		expect(await inBatch('lane-h', 1, run, { ms: 5, upToMs: 5, until: 4 })).toBe(1);
 		expect(batches).toEqual([[1]]);
 	});
 
 	test('told to expect only itself, a call goes out at once', async () => {
-		const batches: number[][] = [];
-		const run = async (items: number[]) => {
-			batches.push(items);
-			return items;
-		};
+		const { batches, run } = recordingRun();
 		const call = inBatch('lane-i', 1, run, { ms: 500, upToMs: 500, until: 1 });
 		await sleep(1);
 		expect(batches).toEqual([[1]]);
@@ -80,11 +78,7 @@ describe('inBatch with gathering', () => {
 	});
 
 	test('while calls keep coming within the gap, the batch waits longer than one gap', async () => {
-		const batches: number[][] = [];
-		const run = async (items: number[]) => {
-			batches.push(items);
-			return items;
-		};
+		const { batches, run } = recordingRun();
 		const gather = { ms: 50, upToMs: 5_000, until: 20 };
 		const calls = [inBatch('lane-j', 0, run, gather)];
 		// Twelve more, 10 ms apart: 120 ms in all, more than twice the gap.
@@ -99,11 +93,7 @@ describe('inBatch with gathering', () => {
 	});
 
 	test('a gap without a new call ends the wait', async () => {
-		const batches: number[][] = [];
-		const run = async (items: number[]) => {
-			batches.push(items);
-			return items;
-		};
+		const { batches, run } = recordingRun();
 		const gather = { ms: 10, upToMs: 5_000, until: 10 };
 		const first = inBatch('lane-k', 1, run, gather);
 		await sleep(200);
@@ -113,11 +103,7 @@ describe('inBatch with gathering', () => {
 	});
 
 	test('it waits no longer than upToMs in all, however steadily calls come', async () => {
-		const batches: number[][] = [];
-		const run = async (items: number[]) => {
-			batches.push(items);
-			return items;
-		};
+		const { batches, run } = recordingRun();
 		const gather = { ms: 1_000, upToMs: 60, until: 100 };
 		const calls = [inBatch('lane-l', 0, run, gather)];
 		for (let n = 1; n <= 10 && batches.length === 0; n++) {
