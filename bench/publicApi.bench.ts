@@ -10,11 +10,13 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 import { RECORD_COLUMNS } from '../nodes/shared/record/rows';
+import * as localModule from '../scripts/lib/local-setup';
 import * as runtimeModule from '../scripts/lib/n8n-runtime';
 import { fmt, median, recordSection, type Figure } from './results';
 
 type Json = Record<string, any>;
 const rt: Json = runtimeModule;
+const local: Json = localModule;
 
 const CALLS = 150;
 const WARM_UP = 10;
@@ -54,18 +56,13 @@ describe("Section 4d: what one call to n8n's public API costs n8n", () => {
 		const n8n: Json = await rt.createInstance(runtime, { userFolder });
 		instance = n8n;
 		await rt.startServer(n8n, { log });
-		await rt.setupAccess(n8n, {
-			email: 'bench@example.com',
-			password: `Bench-${Date.now()}-Pass`,
-			firstName: 'Bench',
-			lastName: 'Owner',
-		});
+		await rt.setupAccess(n8n, local.DEFAULT_OWNER);
 		const pid: number = n8n.server.child.pid;
-		const table = await rt.publicApi(n8n, 'POST', '/data-tables', {
-			name: 'contact_center_record',
-			columns: RECORD_COLUMNS.map((column) => ({ ...column })),
+		const dataTable = await local.ensureDataTable(n8n, {
+			name: local.RECORD_TABLE_NAME,
+			columns: RECORD_COLUMNS,
 		});
-		const rowsUrl = `${n8n.baseUrl}/api/v1/data-tables/${table.id}/rows`;
+		const rowsUrl = `${n8n.baseUrl}/api/v1/data-tables/${dataTable.id}/rows`;
 		const headers = { 'X-N8N-API-KEY': n8n.apiKey, 'content-type': 'application/json' };
 		const call = async (url: string, init: RequestInit = {}) => {
 			const res = await fetch(url, { ...init, headers });
@@ -91,8 +88,8 @@ describe("Section 4d: what one call to n8n's public API costs n8n", () => {
 
 		/** Median over rotated rounds of n8n's CPU ms and the wall ms per call, one call at a time. */
 		async function measure(state: string) {
-			const cpu = new Map<string, number[]>();
-			const wall = new Map<string, number[]>();
+			const cpu = new Map(kinds.map(([label]) => [label, [] as number[]]));
+			const wall = new Map(kinds.map(([label]) => [label, [] as number[]]));
 			for (const [, run] of kinds) for (let i = 0; i < WARM_UP; i++) await run();
 			for (let round = 0; round < ROUNDS; round++) {
 				for (let k = 0; k < kinds.length; k++) {
@@ -102,8 +99,8 @@ describe("Section 4d: what one call to n8n's public API costs n8n", () => {
 					for (let i = 0; i < CALLS; i++) await run();
 					const wallMs = (performance.now() - start) / CALLS;
 					const cpuMs = (cpuMsOf(pid) - cpuStart) / CALLS;
-					(cpu.get(label) ?? cpu.set(label, []).get(label)!).push(cpuMs);
-					(wall.get(label) ?? wall.set(label, []).get(label)!).push(wallMs);
+					cpu.get(label)!.push(cpuMs);
+					wall.get(label)!.push(wallMs);
 					log(
 						`${state} round ${round + 1} ${label}: ${fmt(cpuMs, 1)} ms CPU, ${fmt(wallMs, 1)} ms`,
 					);
@@ -119,19 +116,19 @@ describe("Section 4d: what one call to n8n's public API costs n8n", () => {
 
 		const empty = await measure('table empty');
 		for (let from = 0; from < FILLED_ROWS; from += 5000)
-			await rt.publicApi(n8n, 'POST', `/data-tables/${table.id}/rows`, {
+			await rt.publicApi(n8n, 'POST', `/data-tables/${dataTable.id}/rows`, {
 				data: Array.from({ length: 5000 }, recordRow),
 			});
 		const filled = await measure('100,000 rows');
 
 		const figures: Figure[] = [];
-		const table_ = [
+		const table = [
 			'| call | n8n CPU per call, table empty | per row | n8n CPU per call, 100,000 rows | per row |',
 			'|---|---|---|---|---|',
 		];
 		for (const [label] of kinds) {
 			const rows = Number(/insert (\d+)/.exec(label)?.[1] ?? 1);
-			table_.push(
+			table.push(
 				`| ${label} | ${fmt(empty[label].cpu, 1)} ms (wall ${fmt(empty[label].wall, 1)} ms) | ${fmt(empty[label].cpu / rows, 1)} ms | ${fmt(filled[label].cpu, 1)} ms (wall ${fmt(filled[label].wall, 1)} ms) | ${fmt(filled[label].cpu / rows, 1)} ms |`,
 			);
 			for (const [state, s] of [
@@ -161,7 +158,7 @@ describe("Section 4d: what one call to n8n's public API costs n8n", () => {
 			id: 'public-api-cost',
 			title: "4d. What one call to n8n's public API costs n8n (issue 28)",
 			method: `One n8n ${runtime.version}, SQLite, nothing else running in it; one data table with the record's columns. Calls one at a time with fetch and the owner's API key: ${WARM_UP} warm-up calls of each kind, then ${ROUNDS} rounds of ${CALLS} calls per kind with the order rotated. n8n CPU = user + system time of n8n's process (every thread, SQLite's included) from /proc over the calls, per call; median of the rounds. Then ${FILLED_ROWS.toLocaleString('en')} record rows added (20 calls of 5,000) and the same again.`,
-			table: table_,
+			table: table,
 			figures,
 			n8nVersion: runtime.version,
 			raw: { empty, filled },

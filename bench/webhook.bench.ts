@@ -31,6 +31,7 @@ import {
 	type ProcessedRecord,
 } from '../nodes/ContactCenterTrigger/helpers/writeBackLedger';
 
+import * as localModule from '../scripts/lib/local-setup';
 import * as runtimeModule from '../scripts/lib/n8n-runtime';
 import * as e2eHelpersModule from '../test/e2e/helpers';
 import { DEFAULT_SIGNING_SECRET } from '../test/simulator';
@@ -440,13 +441,9 @@ const rt = runtimeModule as unknown as Runtime;
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
-/** The owner each benchmark's n8n is set up with. */
-const benchOwner = () => ({
-	email: 'bench@example.com',
-	password: `Bench-${randomUUID()}`,
-	firstName: 'Bench',
-	lastName: 'Owner',
-});
+/** The owner each benchmark's n8n is set up with: the local set-up's. */
+const benchOwner = (localModule as unknown as { DEFAULT_OWNER: Record<string, string> })
+	.DEFAULT_OWNER;
 
 /** The e2e suite's signing and write back payload (spec 2.11), shared so both send the same calls. */
 const e2eHelpers = e2eHelpersModule as unknown as {
@@ -710,7 +707,7 @@ describe('Benchmark 4a: webhook throughput and lookup round trip in a real n8n',
 			const loadError = rt.packageLoadError(instance);
 			if (loadError) throw new Error(loadError);
 			if (webhookPaths === undefined) {
-				await rt.setupAccess(instance, benchOwner());
+				await rt.setupAccess(instance, benchOwner);
 				for (const wf of Object.values(workflows)) await rt.activateWorkflow(instance, wf.id);
 				// Activation registers the webhooks a moment later: wait until all are in the table.
 				let registered = await rt.registeredWebhooks(instance);
@@ -1189,7 +1186,7 @@ describe('Issue 28: write back v3 in one n8n process against c8613c8', () => {
 		async function engine(setting: string, extraEnv: Record<string, string>) {
 			await start(extraEnv);
 			if (paths === undefined) {
-				await rt.setupAccess(instance!, benchOwner());
+				await rt.setupAccess(instance!, benchOwner);
 				access = {
 					apiKey: (instance as unknown as { apiKey: string }).apiKey,
 					cookie: instance!.cookie,
