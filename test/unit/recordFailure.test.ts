@@ -1,4 +1,11 @@
-import { failureMessage, isSizeLimitFailure, statusOf } from '../../nodes/shared/record/failure';
+import {
+	classifyRecordFailure,
+	failureMessage,
+	isSizeLimitFailure,
+	recordFailureText,
+	recordRetryDelayMs,
+	statusOf,
+} from '../../nodes/shared/record/failure';
 
 describe('a failed call to the record', () => {
 	const sizeLimit = 'Data table size limit exceeded: 20MB used, limit is 0MB';
@@ -39,5 +46,147 @@ describe('a failed call to the record', () => {
 	test("recognises n8n's size limit refusal, and nothing else", () => {
 		expect(isSizeLimitFailure(`The record answered 400: ${sizeLimit}`)).toBe(true);
 		expect(isSizeLimitFailure('The record answered 401: unauthorized')).toBe(false);
+	});
+});
+
+describe('what a failed record call means', () => {
+	const answered = (status: number, headers: Record<string, unknown> = {}, data: unknown = {}) => ({
+		message: `Request failed with status code ${status}`,
+		response: { status, headers, data },
+	});
+
+	test('a 429 is a rate limit, with its Retry-After and the limit n8n named', () => {
+		const failure = classifyRecordFailure(
+			answered(
+				429,
+				{ 'Retry-After': '2', 'RateLimit-Policy': '100;w=60' },
+				{ message: 'Too many requests' },
+			),
+		);
+		expect(failure).toMatchObject({
+			kind: 'rateLimited',
+			status: 429,
+			retryAfterMs: 2000,
+			limit: '100;w=60',
+			mayHaveBeenCarriedOut: false,
+		});
+		expect(failure.message).toContain('Too many requests');
+	});
+
+	test('a 5xx or no answer is n8n being unavailable; only a refused connection surely did nothing', () => {
+		expect(classifyRecordFailure(answered(500))).toMatchObject({
+			kind: 'unavailable',
+			mayHaveBeenCarriedOut: true,
+		});
+		expect(classifyRecordFailure(answered(503))).toMatchObject({ kind: 'unavailable' });
+		expect(classifyRecordFailure({ message: 'socket hang up', code: 'ECONNRESET' })).toMatchObject({
+			kind: 'unavailable',
+			status: 0,
+			message: 'ECONNRESET: socket hang up',
+			mayHaveBeenCarriedOut: true,
+		});
+		expect(
+			classifyRecordFailure({
+				message: 'connect ECONNREFUSED 127.0.0.1:5678',
+				code: 'ECONNREFUSED',
+			}),
+		).toMatchObject({ kind: 'unavailable', mayHaveBeenCarriedOut: false });
+		expect(
+			classifyRecordFailure({ message: 'timeout of 10000ms exceeded', code: 'ECONNABORTED' }),
+		).toMatchObject({ kind: 'unavailable', mayHaveBeenCarriedOut: true });
+	});
+
+	test('401 and 403 are the credential, 404 a missing table, other answers refusals', () => {
+		expect(classifyRecordFailure(answered(401)).kind).toBe('credential');
+		expect(classifyRecordFailure(answered(403)).kind).toBe('credential');
+		expect(classifyRecordFailure(answered(404)).kind).toBe('notFound');
+		expect(classifyRecordFailure(answered(400)).kind).toBe('refused');
+	});
+});
+
+describe('when a failed record call is tried again', () => {
+	const noJitter = () => 0;
+	const rateLimited = (retryAfterMs?: number) =>
+		({
+			kind: 'rateLimited',
+			status: 429,
+			message: '',
+			mayHaveBeenCarriedOut: false,
+			retryAfterMs,
+		}) as const;
+	const unavailable = {
+		kind: 'unavailable',
+		status: 500,
+		message: '',
+		mayHaveBeenCarriedOut: true,
+	} as const;
+
+	test('a 429 waits what Retry-After asks while it fits in the budget, else gives up at once', () => {
+		expect(recordRetryDelayMs(rateLimited(1000), 0, 15_000, noJitter)).toBe(1000);
+		expect(recordRetryDelayMs(rateLimited(1000), 5, 15_000, noJitter)).toBe(1000);
+		expect(recordRetryDelayMs(rateLimited(60_000), 0, 15_000, noJitter)).toBeUndefined();
+		expect(recordRetryDelayMs(rateLimited(1000), 0, 900, noJitter)).toBeUndefined();
+	});
+
+	test('a 5xx or no answer backs off from 250 ms, doubling up to 4 s, within the budget', () => {
+		const delays = [0, 1, 2, 3, 4, 5, 6].map((n) =>
+			recordRetryDelayMs(unavailable, n, 15_000, noJitter),
+		);
+		expect(delays).toEqual([250, 500, 1000, 2000, 4000, 4000, 4000]);
+		expect(recordRetryDelayMs(unavailable, 4, 3000, noJitter)).toBeUndefined();
+		expect(recordRetryDelayMs(rateLimited(), 2, 15_000, noJitter)).toBe(1000);
+	});
+
+	test('jitter adds up to a quarter of the back-off', () => {
+		expect(recordRetryDelayMs(unavailable, 2, 15_000, () => 1)).toBe(1250);
+	});
+
+	test('refusals are not tried again', () => {
+		for (const kind of ['credential', 'notFound', 'refused'] as const) {
+			expect(
+				recordRetryDelayMs(
+					{ kind, status: 400, message: '', mayHaveBeenCarriedOut: false },
+					0,
+					15_000,
+				),
+			).toBeUndefined();
+		}
+	});
+});
+
+describe('the words of a record call that failed for good', () => {
+	test('a rate limit says so, with the limit, the wait asked for and how long it was tried', () => {
+		const text = recordFailureText(
+			{
+				kind: 'rateLimited',
+				status: 429,
+				message: 'Request failed with status code 429: Too many requests',
+				retryAfterMs: 30_000,
+				limit: '10;w=60',
+				mayHaveBeenCarriedOut: false,
+			},
+			{ method: 'POST', path: '/data-tables/x/rows' },
+			15_200,
+		);
+		expect(text).toBe(
+			"n8n's API rate-limited the record's write calls (limit 10;w=60): 429 Request failed with status code 429: Too many requests; it asked to wait 30 s, tried for 15 s",
+		);
+	});
+
+	test("no answer says that n8n's API did not answer, not that the key is wrong", () => {
+		const text = recordFailureText(
+			{
+				kind: 'unavailable',
+				status: 0,
+				message: 'ECONNRESET: socket hang up',
+				mayHaveBeenCarriedOut: true,
+			},
+			{ method: 'GET', path: '/data-tables/x/rows' },
+			15_000,
+		);
+		expect(text).toBe(
+			"n8n's API did not answer the record's read call (no answer: ECONNRESET: socket hang up, tried for 15 s)",
+		);
+		expect(text).not.toMatch(/credential|key/i);
 	});
 });

@@ -7,6 +7,7 @@ import {
 	decideRead,
 	keyFilter,
 	latestDone,
+	ownClaimRows,
 	rowsOf,
 	type RecordRow,
 } from '../../nodes/shared/record/rows';
@@ -131,5 +132,30 @@ describe('a read without a claim row of its own', () => {
 		const stale = row(1, 'running', DEFAULT_RECORD_WINDOWS.claimMs + 1);
 		const expired = row(2, 'done', DEFAULT_RECORD_WINDOWS.retentionMs + 1);
 		expect(decideRead([stale, expired], NOW)).toEqual({ state: 'free' });
+	});
+});
+
+describe('ownClaimRows', () => {
+	const withDetail = (id: number, detail: string): RecordRow => ({ ...row(id, 'running'), detail });
+
+	test('the inserted row is the claim when no other row has its token', () => {
+		const rows = [withDetail(3, 'claim:b'), withDetail(5, 'claim:a')];
+		expect(ownClaimRows(rows, 5, 'claim:a')).toEqual({ ownId: 5, otherOwnIds: [], rows });
+	});
+
+	test('a row an earlier, lost insert added is the claim; the inserted one is to be deleted', () => {
+		const rows = [withDetail(2, 'claim:b'), withDetail(4, 'claim:a'), withDetail(6, 'claim:a')];
+		const own = ownClaimRows(rows, 6, 'claim:a');
+		expect(own).toEqual({ ownId: 4, otherOwnIds: [6], rows: [rows[0], rows[1]] });
+		expect(decideClaim(own.rows, own.ownId, NOW)).toEqual({
+			state: 'running',
+			since: rows[0].stateAt,
+		});
+	});
+
+	test('an inserted row the read did not see yet stays the claim (decided as lost)', () => {
+		const own = ownClaimRows([withDetail(2, 'claim:b')], 9, 'claim:a');
+		expect(own).toEqual({ ownId: 9, otherOwnIds: [], rows: [withDetail(2, 'claim:b')] });
+		expect(decideClaim(own.rows, own.ownId, NOW)).toEqual({ state: 'lost' });
 	});
 });

@@ -4,8 +4,8 @@ import {
 	failureInSuccessfulResponse,
 	isRetryable,
 	mayHaveReachedService,
-	retryAfterMs,
 } from '../../nodes/ContactCenter/helpers/serviceError';
+import { retryAfterMs } from '../../nodes/shared/retryAfter';
 import {
 	normalizeFailedMessages,
 	normalizeStatusOverview,

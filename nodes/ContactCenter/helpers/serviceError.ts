@@ -1,3 +1,5 @@
+import { retryAfterMs } from '../../shared/retryAfter';
+
 /**
  * The service answers errors in three documented shapes (spec 7), with status codes that are
  * mostly undocumented, sometimes even on a 2xx. This turns whatever came back into one description.
@@ -65,17 +67,6 @@ function messagesOf(body: unknown): string[] {
 	}
 	if (typeof parsed === 'string' && parsed.trim() !== '') return [parsed.trim().slice(0, 500)];
 	return [];
-}
-
-export function retryAfterMs(headers: Record<string, unknown> | undefined, now = Date.now()) {
-	const entry = Object.entries(headers ?? {}).find(
-		([name]) => name.toLowerCase() === 'retry-after',
-	);
-	if (!entry) return undefined;
-	const value = String(entry[1]).trim();
-	if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000);
-	const date = Date.parse(value);
-	return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 export function classifyFailure(response: RawResponse): ServiceFailure {

@@ -4,7 +4,7 @@ import { durableRecord } from '../../shared/record';
 import { rowKeyOf } from '../../shared/record/rows';
 import { idempotencyKeyOf } from '../helpers/dedup';
 import { productionRunWasReceivedHere } from '../helpers/receivedHere';
-import { answerFailedRun, answerWriteBack, jsonResponse, whenRunEnds } from '../helpers/runAnswer';
+import { answerFailedRun, answerWriteBack, whenRunEnds } from '../helpers/runAnswer';
 import { heldDeliveries, holdHere, releaseHold } from './localHolds';
 import { CLAIM_ID_FIELD, writeBackScopeOf } from './webhookPhase';
 
@@ -18,9 +18,10 @@ const GATHER = { ms: 15, upToMs: 60 };
 
 /**
  * The run phase of a write back (trigger version 3), as the first node of the run, in whichever
- * process runs it. The webhook call already claimed the key; the run records it done in the
- * durable record before the service gets 200, so every key answered 2xx is in the record, and
- * gives the claim up when the run fails (n8n answers 500 and the service's redelivery runs again).
+ * process runs it. The webhook call already claimed the key; a run that succeeded records it done
+ * before the service gets 200 (or, while n8n's API does not take the row, counts it as done in this
+ * process and writes the row as soon as the API takes it, its claim holding the key meanwhile), and
+ * a run that fails gives the claim up (n8n answers 500 and the service's redelivery runs again).
  */
 export async function runWriteBackV3(
 	context: IExecuteFunctions,
@@ -61,29 +62,28 @@ export async function runWriteBackV3(
 		held = true;
 	}
 
-	const recordDone = async () => {
-		try {
-			// Held deliveries are in this process: their done rows may share one insert.
-			const gather = held ? { ...GATHER, until: heldDeliveries() } : undefined;
-			await durableRecord.markDone(context, scope, key as string, '', claimId, gather);
-		} finally {
-			if (held) releaseHold(rowKeyOf(scope, key as string));
-		}
+	const releaseHeld = () => {
+		if (held) releaseHold(rowKeyOf(scope, key as string));
 	};
+	// Held deliveries are in this process: their done rows may share one insert.
+	const gather = () => (held ? { ...GATHER, until: heldDeliveries() } : undefined);
 
 	if (respond === 'immediately') {
 		if (recorded) {
 			try {
-				await recordDone();
+				// Before the workflow's effect: a key not recorded is not answered 200 and not run.
+				await durableRecord.markDone(context, scope, key as string, '', claimId, gather());
 			} catch (error) {
 				throw new NodeOperationError(
 					context.getNode(),
 					`The write back could not be recorded as processed, so it was not answered 200: ${(error as Error).message}`,
 					{
 						description:
-							'The service delivers it again later. Check the "Contact Center Record API" credential.',
+							`The service delivers it again later. ${(error as NodeOperationError).description ?? ''}`.trim(),
 					},
 				);
+			} finally {
+				releaseHeld();
 			}
 		}
 		await answerWriteBack(context, 'processed', key);
@@ -91,7 +91,7 @@ export async function runWriteBackV3(
 	}
 	whenRunEnds(context, async (outcome) => {
 		if (outcome === 'failed') {
-			if (held) releaseHold(rowKeyOf(scope, key as string));
+			if (held) releaseHeld();
 			else if (recorded) {
 				await durableRecord.release(context, scope, key, claimId).catch((error: Error) => {
 					context.logger.warn(
@@ -104,13 +104,19 @@ export async function runWriteBackV3(
 		}
 		if (outcome !== 'succeeded') return;
 		if (recorded) {
+			// The run succeeded: it counts as done from now on, also while n8n's API does not take
+			// its row yet (see markDoneAndKeepTrying), so that no redelivery runs it again.
 			try {
-				await recordDone();
-			} catch (error) {
-				const message = `The run succeeded but could not be recorded as processed, so it was answered 500: ${(error as Error).message}`;
-				context.logger.error(`Contact Center Trigger: write back ${key}: ${message}`);
-				await context.sendResponse(jsonResponse(500, { message }));
-				return;
+				await durableRecord.markDoneAndKeepTrying(
+					context,
+					scope,
+					key as string,
+					'',
+					claimId,
+					gather(),
+				);
+			} finally {
+				releaseHeld();
 			}
 		}
 		await answerWriteBack(context, 'processed', key);

@@ -1,12 +1,20 @@
+import { retryAfterMs } from '../retryAfter';
+
 /**
  * A failed call to n8n's public API as n8n-core's httpRequest throws it: axios-shaped, with the
- * answer under `response` (some versions nest it under `cause`).
+ * answer under `response` (some versions nest it under `cause`) and a system error `code` when
+ * nothing was answered.
  */
 export interface HttpFailure {
 	message?: string;
+	code?: string;
 	httpCode?: string;
-	response?: { status?: number; data?: unknown };
-	cause?: { response?: { status?: number; data?: unknown } };
+	response?: { status?: number; data?: unknown; headers?: Record<string, unknown> };
+	cause?: {
+		message?: string;
+		code?: string;
+		response?: { status?: number; data?: unknown; headers?: Record<string, unknown> };
+	};
 }
 
 /** The HTTP status n8n answered, 0 when there was no answer. */
@@ -32,3 +40,155 @@ export function failureMessage(error: HttpFailure): string {
 /** n8n refused a data table write because all data tables together reached its size limit. */
 export const isSizeLimitFailure = (message: string): boolean =>
 	/data table size limit exceeded/i.test(message);
+
+/**
+ * What a failed record call means, which decides whether to try again and what the error says:
+ * - `rateLimited`: 429, n8n's rate limit of the API key (n8n 2.47 and later);
+ * - `unavailable`: no answer (refused, reset, timed out) or a 5xx: n8n's API or its database;
+ * - `credential`: 401 or 403, the key;
+ * - `notFound`: 404, the table is gone (or is another user's);
+ * - `refused`: any other answer, e.g. a 400 for n8n's data table size limit.
+ */
+export type RecordFailureKind =
+	| 'rateLimited'
+	| 'unavailable'
+	| 'credential'
+	| 'notFound'
+	| 'refused';
+
+export interface RecordFailure {
+	kind: RecordFailureKind;
+	/** The HTTP status, 0 when nothing was answered. */
+	status: number;
+	message: string;
+	retryAfterMs?: number;
+	/** The limit n8n named in its answer's rate-limit headers, as sent (e.g. `100;w=60`). */
+	limit?: string;
+	/** Whether n8n may have carried the call out although it failed (a 5xx, a reset, a time-out). */
+	mayHaveBeenCarriedOut: boolean;
+}
+
+/** Errors raised before a request went out: n8n cannot have carried it out. */
+const NOT_SENT_CODES = new Set([
+	'ECONNREFUSED',
+	'ENOTFOUND',
+	'EAI_AGAIN',
+	'EHOSTUNREACH',
+	'ENETUNREACH',
+	'EADDRNOTAVAIL',
+	'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+const RATE_LIMIT_HEADERS = [
+	'ratelimit-policy',
+	'ratelimit-limit',
+	'x-ratelimit-limit',
+	'ratelimit',
+];
+
+function limitOf(headers: Record<string, unknown> | undefined): string | undefined {
+	const byName = new Map(
+		Object.entries(headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
+	);
+	const name = RATE_LIMIT_HEADERS.find((header) => byName.get(header) !== undefined);
+	return name === undefined ? undefined : String(byName.get(name));
+}
+
+export function classifyRecordFailure(error: HttpFailure, now = Date.now()): RecordFailure {
+	const status = statusOf(error);
+	const message = failureMessage(error);
+	if (status === 0) {
+		const code = error.code ?? error.cause?.code;
+		return {
+			kind: 'unavailable',
+			status,
+			message: code && !message.includes(code) ? `${code}: ${message}` : message,
+			mayHaveBeenCarriedOut: code === undefined || !NOT_SENT_CODES.has(code),
+		};
+	}
+	const headers = error.response?.headers ?? error.cause?.response?.headers;
+	const wait = retryAfterMs(headers, now);
+	const limit = limitOf(headers);
+	const failure = (kind: RecordFailureKind, mayHaveBeenCarriedOut = false): RecordFailure => ({
+		kind,
+		status,
+		message,
+		mayHaveBeenCarriedOut,
+		...(wait !== undefined ? { retryAfterMs: wait } : {}),
+		...(limit !== undefined ? { limit } : {}),
+	});
+	if (status === 429) return failure('rateLimited');
+	if (status >= 500 || status === 408) return failure('unavailable', true);
+	if (status === 401 || status === 403) return failure('credential');
+	if (status === 404) return failure('notFound');
+	return failure('refused');
+}
+
+/**
+ * How long the record waits for n8n's API. Constants for users; tests of the record shorten them.
+ *
+ * `retryBudgetMs`: how long one record call keeps trying before it gives up. The service's
+ * time-out for a write back is not documented; a delivery makes up to three record calls before
+ * its answer, and a write back that waits is better off than one answered 503 (its redelivery
+ * comes an hour later). 15 s rides out a rate limit of a few seconds and a restart of n8n's main
+ * instance (measured 5 to 12 s here) and keeps a delivery's answer within about half a minute.
+ *
+ * `attemptTimeoutMs`: how long one attempt may take.
+ *
+ * `pendingRetryMs`: the first wait before a `done` row n8n's API did not take is written again
+ * (see markDoneAndKeepTrying); each next wait doubles, up to a minute.
+ */
+export const recordTiming = {
+	retryBudgetMs: 15_000,
+	attemptTimeoutMs: 10_000,
+	pendingRetryMs: 5_000,
+};
+
+const FIRST_BACKOFF_MS = 250;
+const MAX_BACKOFF_MS = 4_000;
+
+/**
+ * How long to wait before trying a failed call again, or undefined to give up: a 429 waits as long
+ * as its Retry-After asks when that fits in what is left of the budget (else gives up at once), a
+ * 5xx or a call n8n did not answer backs off exponentially (250 ms doubling to 4 s, with jitter).
+ * Refusals (401, 403, 404, other 4xx) are not retried here.
+ */
+export function recordRetryDelayMs(
+	failure: RecordFailure,
+	retriesSoFar: number,
+	remainingMs: number,
+	random: () => number = Math.random,
+): number | undefined {
+	if (failure.kind !== 'rateLimited' && failure.kind !== 'unavailable') return undefined;
+	const backOff = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** retriesSoFar);
+	// Spread the retries of several processes, so that they do not come back together.
+	const jitter = Math.round(random() * 0.25 * backOff);
+	const delay =
+		failure.kind === 'rateLimited' && failure.retryAfterMs !== undefined
+			? failure.retryAfterMs + jitter
+			: backOff + jitter;
+	return delay <= remainingMs ? delay : undefined;
+}
+
+/** The words of a record call that failed for good: what happened, with n8n's own answer. */
+export function recordFailureText(
+	failure: RecordFailure,
+	call: { method: string; path: string },
+	triedForMs: number,
+): string {
+	const tried = triedForMs >= 1000 ? `, tried for ${Math.round(triedForMs / 1000)} s` : '';
+	const kindOfCall = call.method === 'GET' ? 'read' : 'write';
+	if (failure.kind === 'rateLimited') {
+		const limit = failure.limit === undefined ? '' : ` (limit ${failure.limit})`;
+		const asked =
+			failure.retryAfterMs === undefined
+				? ''
+				: `; it asked to wait ${Math.ceil(failure.retryAfterMs / 1000)} s`;
+		return `n8n's API rate-limited the record's ${kindOfCall} calls${limit}: 429 ${failure.message}${asked}${tried}`;
+	}
+	if (failure.kind === 'unavailable') {
+		const answer = failure.status === 0 ? 'no answer' : `${failure.status}`;
+		return `n8n's API did not answer the record's ${kindOfCall} call (${answer}: ${failure.message}${tried})`;
+	}
+	return `n8n's API answered ${failure.status}: ${failure.message}`;
+}

@@ -1,3 +1,5 @@
+import { createHash, randomBytes } from 'crypto';
+
 import {
 	NodeOperationError,
 	sleep,
@@ -13,6 +15,7 @@ import {
 	MAX_RECORD_RETENTION_MS,
 	RECORD_COLUMNS,
 	decideClaim,
+	ownClaimRows,
 	filterOf,
 	anyIdFilter,
 	anyKeyFilter,
@@ -38,7 +41,16 @@ import {
 	type KeyExpiry,
 } from './apiKey';
 import { inBatch, type Gather } from './batches';
-import { failureMessage, isSizeLimitFailure, statusOf, type HttpFailure } from './failure';
+import {
+	classifyRecordFailure,
+	recordTiming,
+	isSizeLimitFailure,
+	recordFailureText,
+	recordRetryDelayMs,
+	type HttpFailure,
+	type RecordFailure,
+	type RecordFailureKind,
+} from './failure';
 
 export const RECORD_CREDENTIAL = 'contactCenterRecordApi';
 export const RECORD_CREDENTIAL_DISPLAY_NAME = 'Contact Center Record API';
@@ -66,15 +78,33 @@ const recordFixDescription =
 const sizeLimitDescription =
 	"n8n refuses data table writes once all data tables of this n8n together reach N8N_DATA_TABLES_MAX_SIZE_BYTES (200 MB by default). Delete rows you no longer need from your own data tables, or raise that limit; the record's rows expire by themselves after 72 hours.";
 
-/** The record could not be read or written; nothing was decided. `context.status`: n8n API's HTTP status, 0 if none. */
+const rateLimitDescription =
+	"The API key is fine: an owner or admin of this n8n limits how many calls each API key may make (n8n 2.47 and later, reads and writes apart). Raise the limit of the record credential's key, or give the record a key that nothing else uses.";
+
+const unavailableDescription =
+	"The credential is not the problem: n8n's main instance (the credential's n8n API URL) did not answer in time. It may be restarting (a deploy or upgrade), overloaded, or its database may be failing; in queue mode every process's record calls go to the main instance.";
+
+function descriptionOf(kind: RecordFailureKind | undefined, message: string): string {
+	if (isSizeLimitFailure(message)) return sizeLimitDescription;
+	if (kind === 'rateLimited') return rateLimitDescription;
+	if (kind === 'unavailable') return unavailableDescription;
+	return recordFixDescription;
+}
+
+/**
+ * The record could not be read or written; nothing was decided. `context.status`: n8n API's HTTP
+ * status, 0 if none; `context.failureKind`: why (see RecordFailureKind).
+ */
 function recordError(
 	context: RecordContext,
 	message: string,
 	status = 0,
-	description = isSizeLimitFailure(message) ? sizeLimitDescription : recordFixDescription,
+	kind?: RecordFailureKind,
+	description = descriptionOf(kind, message),
 ): NodeOperationError {
 	const error = new NodeOperationError(context.getNode(), message, { description });
 	error.context.status = status;
+	if (kind !== undefined) error.context.failureKind = kind;
 	return error;
 }
 
@@ -84,11 +114,17 @@ const keyExpiredError = (context: RecordContext, at: number) =>
 		context,
 		`${expiredMessage(at)}: create a new key in n8n (Settings -> n8n API -> Create an API key, Expiration "No expiration") and paste it into the credential`,
 		401,
+		'credential',
 		NEW_KEY_STEPS,
 	);
 
 const statusOfRecordError = (error: unknown) =>
 	error instanceof NodeOperationError ? Number(error.context.status ?? 0) : 0;
+
+const kindOfRecordError = (error: unknown) =>
+	error instanceof NodeOperationError
+		? (error.context.failureKind as RecordFailureKind | undefined)
+		: undefined;
 
 /**
  * How long a claim waits between inserting its row and reading its key's rows. An insert takes
@@ -97,7 +133,10 @@ const statusOfRecordError = (error: unknown) =>
  */
 const CLAIM_SETTLE_MS = 50;
 
-/** Table ids by API URL and table name: only a cache, looked up again when a call gets 404. */
+/**
+ * Table ids by API URL, table name and API key (each n8n user has tables of their own): only a
+ * cache, looked up again when a call gets 403 or 404.
+ */
 const tableIds = new Map<string, string>();
 
 /** When this process last removed rows past the retention, per table. */
@@ -109,6 +148,7 @@ interface RecordTarget {
 	tableName: string;
 	apiKey: string;
 	expiry: KeyExpiry;
+	/** API URL, table name and a fingerprint of the key: nothing cached is shared by two keys. */
 	cacheKey: string;
 	/** When the credential was read (ms since the epoch). */
 	readAt: number;
@@ -146,7 +186,7 @@ async function readTarget(context: RecordContext, credentialId?: string): Promis
 		tableName,
 		apiKey,
 		expiry: keyExpiryOf(apiKey),
-		cacheKey: `${baseUrl} ${tableName}`,
+		cacheKey: `${baseUrl} ${tableName} ${createHash('sha256').update(apiKey).digest('hex').slice(0, 16)}`,
 		readAt: Date.now(),
 		credentialId,
 	};
@@ -178,16 +218,16 @@ async function send(
 		url: `${target.baseUrl}${path}`,
 		headers: { 'X-N8N-API-KEY': target.apiKey },
 		json: true,
-		timeout: 30_000,
+		timeout: recordTiming.attemptTimeoutMs,
 		...(options.qs ? { qs: options.qs } : {}),
 		...(options.body ? { body: options.body } : {}),
 	});
 }
 
 /**
- * The records (by API URL and table name) whose last call failed: a check answers from an index
- * of such a record no longer, but reads, so that a record that cannot be used (a revoked or
- * expired key, the API switched off) refuses deliveries before their run, as without the index.
+ * The records (by cacheKey) whose last call failed: a check answers from an index of such a
+ * record no longer, but reads, so that a record that cannot be used (a revoked or expired key,
+ * the API switched off) refuses deliveries before their run, as without the index.
  */
 const failingRecords = new Set<string>();
 
@@ -209,6 +249,12 @@ async function api(
 	}
 }
 
+/**
+ * Makes the call, riding out what passes: a 429 waits as long as its Retry-After asks, a 5xx or a
+ * call n8n did not answer is tried again with back-off, for up to recordTiming.retryBudgetMs
+ * (see recordRetryDelayMs). A refused or expired key is read afresh once: the user may have pasted a
+ * new one. Whatever still fails throws a node error that names the real cause.
+ */
 async function callApi(
 	context: RecordContext,
 	target: RecordTarget,
@@ -216,29 +262,48 @@ async function callApi(
 	path: string,
 	options: { qs?: IDataObject; body?: IDataObject },
 ): Promise<unknown> {
-	let status = 0;
-	let message = 'request failed';
-	for (const fresh of [false, true]) {
-		// A refused or expired key is read afresh once: the user may have pasted a new one.
-		const attempt = fresh ? await targetOf(context, true) : target;
+	const startedAt = Date.now();
+	let attempt = target;
+	let readAfresh = false;
+	let failure: RecordFailure | undefined;
+	for (let retries = 0; ; ) {
 		const expired = expiredAt(attempt.expiry, Date.now());
 		if (expired !== undefined) {
-			if (fresh || target.credentialId === undefined) throw keyExpiredError(context, expired);
+			if (readAfresh || target.credentialId === undefined) throw keyExpiredError(context, expired);
+			readAfresh = true;
+			attempt = await targetOf(context, true);
 			continue;
 		}
 		try {
 			return await send(context, attempt, method, path, options);
 		} catch (thrown) {
-			const error = thrown as HttpFailure;
-			status = statusOf(error);
-			message = failureMessage(error);
+			failure = classifyRecordFailure(thrown as HttpFailure);
 		}
-		if (status !== 401 || target.credentialId === undefined) break;
+		if (failure.status === 401 && !readAfresh && target.credentialId !== undefined) {
+			readAfresh = true;
+			attempt = await targetOf(context, true);
+			continue;
+		}
+		const delay = recordRetryDelayMs(
+			failure,
+			retries,
+			startedAt + recordTiming.retryBudgetMs - Date.now(),
+		);
+		if (delay === undefined) break;
+		retries++;
+		context.logger.debug(
+			`Contact Center record: ${method} ${path} failed (${failure.status || 'no answer'}: ${failure.message}), trying again in ${delay} ms`,
+		);
+		await sleep(delay);
 	}
+	const text = recordFailureText(failure, { method, path }, Date.now() - startedAt);
 	throw recordError(
 		context,
-		`The record (n8n data table "${target.tableName}" at ${target.baseUrl}) answered ${status || 'nothing'}: ${message}`,
-		status,
+		failure.kind === 'rateLimited' || failure.kind === 'unavailable'
+			? `The record (n8n data table "${target.tableName}" at ${target.baseUrl}) could not be used: ${text}`
+			: `The record (n8n data table "${target.tableName}" at ${target.baseUrl}) answered ${failure.status}: ${failure.message}`,
+		failure.status,
+		failure.kind,
 	);
 }
 
@@ -272,6 +337,7 @@ async function tableIdOf(context: RecordContext, target: RecordTarget): Promise<
 					context,
 					`The record's data table "${target.tableName}" could not be created: ${(error as Error).message}`,
 					statusOfRecordError(error),
+					kindOfRecordError(error),
 				);
 			}
 		}
@@ -286,7 +352,11 @@ async function tableIdOf(context: RecordContext, target: RecordTarget): Promise<
 	return id;
 }
 
-/** Calls the record's table; a table deleted meanwhile (404) is looked up or created again, once. */
+/**
+ * Calls the record's table. A 404 (the table was deleted meanwhile) or a 403 (a cached table of
+ * another user, or a key switched since) reads the credential afresh and looks the table up or
+ * creates it again, once.
+ */
 async function onTable<T>(
 	context: RecordContext,
 	call: (tableId: string, target: RecordTarget) => Promise<T>,
@@ -298,11 +368,15 @@ async function onTable<T>(
 		(error: unknown) => ({ ok: false as const, error }),
 	);
 	if (first.ok) return first.value;
-	if (statusOfRecordError(first.error) !== 404) {
-		throw recordError(context, (first.error as Error).message, statusOfRecordError(first.error));
+	const status = statusOfRecordError(first.error);
+	if (status !== 404 && status !== 403) {
+		if (first.error instanceof NodeOperationError) throw first.error;
+		throw recordError(context, (first.error as Error).message, status);
 	}
 	tableIds.delete(target.cacheKey);
-	return await call(await tableIdOf(context, target), target);
+	const fresh = await targetOf(context, target.credentialId !== undefined);
+	tableIds.delete(fresh.cacheKey);
+	return await call(await tableIdOf(context, fresh), fresh);
 }
 
 const rowsPath = (tableId: string) => `/data-tables/${encodeURIComponent(tableId)}/rows`;
@@ -517,6 +591,35 @@ async function deleteRows(
 	});
 }
 
+/**
+ * Deletes the rows of a claim that failed before it was decided (found by its token, as an insert
+ * whose answer was lost leaves a row nobody knows the id of); a failure is logged, as the claim's
+ * own failure is what its caller reports.
+ */
+async function dropClaimRows(
+	context: RecordContext,
+	target: RecordTarget,
+	tableId: string,
+	rowKey: string,
+	token: string,
+) {
+	try {
+		await deleteRows(
+			context,
+			target,
+			tableId,
+			filterOf([
+				['recordKey', 'eq', rowKey],
+				['detail', 'eq', token],
+			]),
+		);
+	} catch (error) {
+		context.logger.warn(
+			`Contact Center record: a claim of ${rowKey} failed and its row could not be deleted (${(error as Error).message}); the key stays held until the claim lapses (15 minutes) or the row is deleted by hand`,
+		);
+	}
+}
+
 /** Removes rows past the longest retention any user of the table may ask for. */
 function pruneNowAndThen(context: RecordContext, now: number) {
 	void onTable(context, async (tableId, target) => {
@@ -531,6 +634,40 @@ function pruneNowAndThen(context: RecordContext, now: number) {
 	}).catch((error: Error) => {
 		context.logger.warn(`Contact Center record: removing expired rows failed: ${error.message}`);
 	});
+}
+
+/**
+ * Work done in this process whose `done` row n8n's API has not taken yet, by row key: counted as
+ * done by check and claim until its row is written (see markDoneAndKeepTrying). Lost with the
+ * process: in queue mode the claim's `running` row keeps holding the key meanwhile.
+ */
+const pendingDone = new Map<string, { at: number; detail: string }>();
+
+/** Writes a pending `done` row until the API takes it, waiting longer each time (up to a minute). */
+async function keepWritingDone(
+	context: RecordContext,
+	scope: string,
+	key: string,
+	detail: string,
+	claimId?: number,
+): Promise<void> {
+	const rowKey = rowKeyOf(scope, key);
+	const since = pendingDone.get(rowKey)?.at ?? Date.now();
+	for (let tries = 0; Date.now() - since < MAX_RECORD_RETENTION_MS; tries++) {
+		await sleep(Math.min(60_000, recordTiming.pendingRetryMs * 2 ** tries));
+		try {
+			await durableRecord.markDone(context, scope, key, detail, claimId);
+			context.logger.info(
+				`Contact Center record: ${rowKey} recorded done after ${tries + 1} more tries`,
+			);
+			break;
+		} catch (error) {
+			context.logger.debug(
+				`Contact Center record: writing ${rowKey} done failed again: ${(error as Error).message}`,
+			);
+		}
+	}
+	pendingDone.delete(rowKey);
 }
 
 /**
@@ -580,9 +717,14 @@ export const durableRecord = {
 	/**
 	 * Warns in the run (an execution hint under the node's output, and n8n's log) when the record
 	 * credential's key expires within a week; a key that cannot be read is left to the record calls.
+	 * `readAfresh`: reads the credential now rather than within the minute it is reused, so that a
+	 * key switched since the last run is the one this run uses.
 	 */
-	async warnIfKeyExpiresSoon(context: IExecuteFunctions): Promise<void> {
-		const target = await targetOf(context).catch(() => undefined);
+	async warnIfKeyExpiresSoon(
+		context: IExecuteFunctions,
+		{ readAfresh = false }: { readAfresh?: boolean } = {},
+	): Promise<void> {
+		const target = await targetOf(context, readAfresh).catch(() => undefined);
 		const now = Date.now();
 		const expiresSoon =
 			target === undefined
@@ -599,7 +741,8 @@ export const durableRecord = {
 
 	/**
 	 * Takes the key for this process, unless it was done within the retention or another live
-	 * claim holds it. Each claim is one inserted row; the oldest live one wins.
+	 * claim holds it. Each claim is one inserted row; the oldest live one wins. A claim that fails
+	 * on its way deletes the rows it inserted, so that no claim stays behind without a run.
 	 */
 	async claim(
 		context: RecordContext,
@@ -608,30 +751,43 @@ export const durableRecord = {
 		windows: RecordWindows = DEFAULT_RECORD_WINDOWS,
 	): Promise<ClaimResult> {
 		const rowKey = rowKeyOf(scope, key);
+		const pending = pendingDone.get(rowKey);
+		if (pending !== undefined) return { state: 'done', at: pending.at, detail: pending.detail };
 		return await onTable(context, async (tableId, target) => {
 			for (let attempt = 0; attempt < 3; attempt++) {
-				const ownId = await insertRow(context, target, tableId, {
-					scope,
-					recordKey: rowKey,
-					state: 'running',
-					stateAt: Date.now(),
-					detail: '',
-				});
-				await sleep(CLAIM_SETTLE_MS);
-				const now = Date.now();
-				const decision = decideClaim(
-					await rowsOfKey(context, target, tableId, rowKey),
-					ownId,
-					now,
-					windows,
-				);
-				if (decision.state === 'lost') continue;
-				if (decision.state !== 'claimed') await deleteRow(context, target, tableId, ownId);
-				pruneNowAndThen(context, now);
-				if (decision.state === 'done')
-					return { state: 'done', at: decision.row.stateAt, detail: decision.row.detail };
-				if (decision.state === 'claimed') return { ...decision, claimId: ownId };
-				return decision;
+				// Names this claim's rows: an insert whose answer was lost and was sent again adds
+				// a second row that is ours as well.
+				const token = `claim:${randomBytes(12).toString('hex')}`;
+				let decided = false;
+				try {
+					const insertedId = await insertRow(context, target, tableId, {
+						scope,
+						recordKey: rowKey,
+						state: 'running',
+						stateAt: Date.now(),
+						detail: token,
+					});
+					await sleep(CLAIM_SETTLE_MS);
+					const now = Date.now();
+					const { ownId, otherOwnIds, rows } = ownClaimRows(
+						await rowsOfKey(context, target, tableId, rowKey),
+						insertedId,
+						token,
+					);
+					for (const id of otherOwnIds) await deleteRow(context, target, tableId, id);
+					const decision = decideClaim(rows, ownId, now, windows);
+					decided = true;
+					if (decision.state === 'lost') continue;
+					if (decision.state !== 'claimed') await deleteRow(context, target, tableId, ownId);
+					pruneNowAndThen(context, now);
+					if (decision.state === 'done')
+						return { state: 'done', at: decision.row.stateAt, detail: decision.row.detail };
+					if (decision.state === 'claimed') return { ...decision, claimId: ownId };
+					return decision;
+				} finally {
+					// A claim that failed before it was decided leaves no row behind.
+					if (!decided) await dropClaimRows(context, target, tableId, rowKey, token);
+				}
 			}
 			return { state: 'running' };
 		});
@@ -658,6 +814,8 @@ export const durableRecord = {
 		{ fromIndex = false }: { fromIndex?: boolean } = {},
 	): Promise<CheckResult> {
 		const rowKey = rowKeyOf(scope, key);
+		const pending = pendingDone.get(rowKey);
+		if (pending !== undefined) return { state: 'done', at: pending.at, detail: pending.detail };
 		const now = Date.now();
 		const decision = await onTable(context, async (tableId, target): Promise<ReadDecision> => {
 			const index = fromIndex ? scopeIndexOf(context, target, tableId, scope, now) : undefined;
@@ -731,6 +889,35 @@ export const durableRecord = {
 				gather,
 			);
 		});
+	},
+
+	/**
+	 * Marks the key done as markDone does; when n8n's API does not take the write now (after the
+	 * retries of every record call), the key counts as done in this process at once (check and
+	 * claim answer `done`) and its row is written in the background as soon as the API takes it.
+	 * For work that has happened: it must never be done again because its row came late. Never
+	 * throws; says whether the row is in the record or still to be written.
+	 */
+	async markDoneAndKeepTrying(
+		context: RecordContext,
+		scope: string,
+		key: string,
+		detail = '',
+		claimId?: number,
+		gather?: Gather,
+	): Promise<'recorded' | 'pending'> {
+		try {
+			await durableRecord.markDone(context, scope, key, detail, claimId, gather);
+			return 'recorded';
+		} catch (error) {
+			const rowKey = rowKeyOf(scope, key);
+			pendingDone.set(rowKey, { at: Date.now(), detail });
+			context.logger.warn(
+				`Contact Center record: ${rowKey} is done but could not be recorded yet (${(error as Error).message}); this process counts it as done and keeps writing its row`,
+			);
+			void keepWritingDone(context, scope, key, detail, claimId);
+			return 'pending';
+		}
 	},
 
 	/**

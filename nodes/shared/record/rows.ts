@@ -105,6 +105,28 @@ export function decideClaim(
 		: { state: 'claimed' };
 }
 
+/**
+ * A claim's rows among its key's rows: the one it inserted and any other row with its token (an
+ * insert sent again after its answer was lost adds one). The oldest is the claim's own row, as
+ * it is the one the database ordered first; the others are to be deleted and are left out of the
+ * rows a decision is made from.
+ */
+export function ownClaimRows(
+	rows: RecordRow[],
+	insertedId: number,
+	token: string,
+): { ownId: number; otherOwnIds: number[]; rows: RecordRow[] } {
+	const isOwn = (row: RecordRow) => row.id === insertedId || row.detail === token;
+	const ownIds = [insertedId, ...rows.filter(isOwn).map((row) => row.id)];
+	const ownId = Math.min(...ownIds);
+	const otherOwnIds = [...new Set(ownIds)].filter((id) => id !== ownId);
+	return {
+		ownId,
+		otherOwnIds,
+		rows: rows.filter((row) => !isOwn(row) || row.id === ownId),
+	};
+}
+
 export type ReadDecision =
 	| { state: 'done'; row: RecordRow }
 	/** `since`: when the claim that holds the key was taken. */

@@ -590,7 +590,15 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 	const timeoutMs = (options.sendTimeout ?? DEFAULT_SEND_TIMEOUT_SECONDS) * 1000;
 	const maxRateLimitWaitMs =
 		(options.rateLimitMaxWaitMinutes ?? DEFAULT_RATE_LIMIT_WAIT_MINUTES) * 60_000;
-	if (sendOnceModeOf(this, 0) !== 'off') await durableRecord.warnIfKeyExpiresSoon(this);
+	if (sendOnceModeOf(this, 0) !== 'off')
+		await durableRecord.warnIfKeyExpiresSoon(this, { readAfresh: true });
+
+	/** A record call before the send: its failure says that the message was not sent. */
+	const beforeSending = async <T>(recordCall: Promise<T>): Promise<T> =>
+		await recordCall.catch((error: unknown) => {
+			if (error instanceof NodeOperationError) error.description = withNotSent(error.description);
+			throw error;
+		});
 
 	const releaseQuietly = async (once: SendOnceTarget, claimId: number) => {
 		await durableRecord.release(this, once.scope, once.key, claimId).catch((error: Error) => {
@@ -617,7 +625,9 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 		for (let attempt = 1; ; attempt++) {
 			await sleep(pacer.reserveSlot());
 			if (once && claimId === undefined) {
-				const claim = await durableRecord.claim(this, once.scope, once.key, once.windows);
+				const claim = await beforeSending(
+					durableRecord.claim(this, once.scope, once.key, once.windows),
+				);
 				if (claim.state === 'done')
 					return { kind: 'alreadySent', at: claim.at, detail: claim.detail };
 				if (claim.state === 'running') return { kind: 'heldElsewhere', since: claim.since };
@@ -716,7 +726,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 				...(once ? { sendOnceKey: once.key } : {}),
 			};
 			const earlier = once
-				? await durableRecord.check(this, once.scope, once.key, once.windows)
+				? await beforeSending(durableRecord.check(this, once.scope, once.key, once.windows))
 				: undefined;
 			const result: SendResult =
 				earlier?.state === 'done'
@@ -760,15 +770,15 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 			}
 			const sentAt = new Date(at).toISOString();
 			if (once) {
-				// Not recorded as done, the claim stays: a later run reports the message as one that
-				// may have been sent and does not send it again.
-				await durableRecord
-					.markDone(this, once.scope, once.key, sentDetailText({ correlationId, sentAt }), claimId)
-					.catch((error: Error) => {
-						this.logger.warn(
-							`Contact Center: recording message ${correlationId} as sent failed: ${error.message}`,
-						);
-					});
+				// Until its row is in, the message counts as sent in this process; the claim holds
+				// it for the other processes, so that no run sends it again.
+				await durableRecord.markDoneAndKeepTrying(
+					this,
+					once.scope,
+					once.key,
+					sentDetailText({ correlationId, sentAt }),
+					claimId,
+				);
 			}
 			return {
 				correlationId,
