@@ -184,7 +184,38 @@ async function startEchoServer() {
 	};
 }
 
+/**
+ * A Member user of the instance, invited by the owner (`instance.cookie`) and signed up, with an
+ * API key of its own (every scope a Member may grant, no expiry). Resolves to `{ cookie, apiKey }`.
+ */
+async function createMemberWithKey(
+	instance,
+	{ email, firstName = 'Record', lastName = 'Keeper', password = 'Record-keeper-1' },
+) {
+	const invited = await rt.restCall(instance, 'POST', '/invitations', {
+		cookie: instance.cookie,
+		body: [{ email, role: 'global:member' }],
+	});
+	if (invited.status !== 200)
+		throw new Error(`inviting ${email} failed: ${invited.status} ${invited.text.slice(0, 300)}`);
+	const invite = (invited.json.data ?? invited.json)[0].user;
+	const token = new URL(invite.inviteAcceptUrl).searchParams.get('token');
+	const accepted = await rt.restCall(instance, 'POST', '/invitations/accept', {
+		body: { token, firstName, lastName, password },
+	});
+	if (accepted.status !== 200)
+		throw new Error(
+			`${email} could not sign up: ${accepted.status} ${accepted.text.slice(0, 300)}`,
+		);
+	const { rawApiKey } = await rt.createApiKey(instance, accepted.cookie, {
+		labelPrefix: 'member',
+		expiresAt: null,
+	});
+	return { cookie: accepted.cookie, apiKey: rawApiKey };
+}
+
 module.exports = {
+	createMemberWithKey,
 	isAlive,
 	startEchoServer,
 	sendAsOtherSender,

@@ -5,6 +5,7 @@ import {
 	recordFailureText,
 	recordRetryDelayMs,
 	statusOf,
+	textAnswerFailure,
 } from '../../nodes/shared/record/failure';
 
 describe('a failed call to the record', () => {
@@ -188,5 +189,34 @@ describe('the words of a record call that failed for good', () => {
 			"n8n's API did not answer the record's read call (no answer: ECONNRESET: socket hang up, tried for 15 s)",
 		);
 		expect(text).not.toMatch(/credential|key/i);
+	});
+});
+
+describe("n8n's answers while it starts up", () => {
+	test('a 404 that is not JSON is the API not being there yet, tried again; a JSON 404 is a missing table', () => {
+		const notMounted = classifyRecordFailure({
+			message: 'Request failed with status code 404',
+			response: { status: 404, data: '<pre>Cannot POST /api/v1/data-tables/x/rows</pre>' },
+		});
+		expect(notMounted).toMatchObject({ kind: 'unavailable', mayHaveBeenCarriedOut: false });
+		expect(notMounted.message).toContain('Cannot POST /api/v1/data-tables/x/rows');
+		expect(notMounted.message).toContain('n8n is starting up, or the n8n API URL is wrong');
+		expect(
+			classifyRecordFailure({
+				message: 'Request failed with status code 404',
+				response: { status: 404, data: { message: 'Data table not found' } },
+			}).kind,
+		).toBe('notFound');
+	});
+
+	test('"n8n is starting up. Please wait" answered 200 is a failure that is tried again; JSON answers are not', () => {
+		expect(textAnswerFailure('n8n is starting up. Please wait')).toMatchObject({
+			kind: 'unavailable',
+			mayHaveBeenCarriedOut: false,
+		});
+		expect(textAnswerFailure({ data: [] })).toBeUndefined();
+		expect(textAnswerFailure([{ id: 1 }])).toBeUndefined();
+		expect(textAnswerFailure('')).toBeUndefined();
+		expect(textAnswerFailure(true)).toBeUndefined();
 	});
 });

@@ -106,6 +106,17 @@ export function classifyRecordFailure(error: HttpFailure, now = Date.now()): Rec
 			mayHaveBeenCarriedOut: code === undefined || !NOT_SENT_CODES.has(code),
 		};
 	}
+	const body = error.response?.data ?? error.cause?.response?.data;
+	if (status === 404 && (typeof body !== 'object' || body === null)) {
+		// Not n8n's public API answering (it answers a missing table in JSON): the route is not
+		// there, as while n8n starts up (its server listens before it mounts the API).
+		return {
+			kind: 'unavailable',
+			status,
+			message: `${message}${textOf(body)}: n8n's public API is not there (n8n is starting up, or the n8n API URL is wrong)`,
+			mayHaveBeenCarriedOut: false,
+		};
+	}
 	const headers = error.response?.headers ?? error.cause?.response?.headers;
 	const wait = retryAfterMs(headers, now);
 	const limit = limitOf(headers);
@@ -122,6 +133,30 @@ export function classifyRecordFailure(error: HttpFailure, now = Date.now()): Rec
 	if (status === 401 || status === 403) return failure('credential');
 	if (status === 404) return failure('notFound');
 	return failure('refused');
+}
+
+const textOf = (body: unknown) =>
+	typeof body === 'string' && body.trim() !== ''
+		? ` (${body
+				.replace(/<[^>]*>/g, ' ')
+				.replace(/\s+/g, ' ')
+				.trim()
+				.slice(0, 120)})`
+		: '';
+
+/**
+ * A 2xx answer in words rather than JSON is not n8n's public API answering: n8n answers every
+ * call with "n8n is starting up. Please wait" (200) while it migrates its database at a start,
+ * without carrying the call out. Undefined for any other answer.
+ */
+export function textAnswerFailure(answer: unknown): RecordFailure | undefined {
+	if (typeof answer !== 'string' || answer.trim() === '') return undefined;
+	return {
+		kind: 'unavailable',
+		status: 200,
+		message: `n8n answered in words, not JSON${textOf(answer)}`,
+		mayHaveBeenCarriedOut: false,
+	};
 }
 
 /**

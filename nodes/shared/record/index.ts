@@ -47,6 +47,7 @@ import {
 	isSizeLimitFailure,
 	recordFailureText,
 	recordRetryDelayMs,
+	textAnswerFailure,
 	type HttpFailure,
 	type RecordFailure,
 	type RecordFailureKind,
@@ -275,7 +276,9 @@ async function callApi(
 			continue;
 		}
 		try {
-			return await send(context, attempt, method, path, options);
+			const answer = await send(context, attempt, method, path, options);
+			failure = textAnswerFailure(answer);
+			if (failure === undefined) return answer;
 		} catch (thrown) {
 			failure = classifyRecordFailure(thrown as HttpFailure);
 		}
@@ -369,7 +372,8 @@ async function onTable<T>(
 	);
 	if (first.ok) return first.value;
 	const status = statusOfRecordError(first.error);
-	if (status !== 404 && status !== 403) {
+	const kind = kindOfRecordError(first.error);
+	if (!(kind === 'notFound' || (kind === 'credential' && status === 403))) {
 		if (first.error instanceof NodeOperationError) throw first.error;
 		throw recordError(context, (first.error as Error).message, status);
 	}

@@ -1,0 +1,157 @@
+/**
+ * What the record's fault tests share: n8n's public API stand-in (test/harness/data-table-api.ts)
+ * with the fault patterns measured against a real n8n, a record credential pointing at it, and
+ * the service's side of write backs: deliveries of distinct keys, several in flight, each
+ * delivered again after every non-2xx answer on the service's schedule (1, 2, 4, ... hours, the
+ * hour scaled down).
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { ContactCenterRecordApi } from '../../credentials/ContactCenterRecordApi.credentials';
+import { ContactCenterSigningSecretApi } from '../../credentials/ContactCenterSigningSecretApi.credentials';
+import { recordTiming } from '../../nodes/shared/record/failure';
+import { createCredentialStore, type CredentialStore } from '../harness';
+import { startDataTableApi, type DataTableApi, type FaultRule } from '../harness/data-table-api';
+import { parseAnswer, type Delivery, type DeliveryResult } from '../harness/run-trigger-flow';
+import { DEFAULT_SIGNING_SECRET, signBody } from '../simulator';
+
+export const RECORD_TABLE = 'contact_center_record';
+
+/** The fault patterns of the measurements in a real n8n (README, Guarantees). */
+export const FAULT_PATTERNS: Array<{
+	name: string;
+	rule?: FaultRule;
+	/** Applied once the load is under way. */
+	during?: (api: DataTableApi) => void;
+}> = [
+	{
+		name: '429 with Retry-After: 1 on every 3rd call',
+		rule: ({ n }) => (n % 3 === 0 ? { status: 429, retryAfterSeconds: 1 } : undefined),
+	},
+	{
+		name: '500 on every 4th call, a connection reset on every 7th',
+		rule: ({ n }) => (n % 4 === 0 ? { status: 500 } : n % 7 === 0 ? { reset: true } : undefined),
+	},
+	{ name: 'the API down for 3 seconds', during: (api) => void api.outage(3000) },
+	{ name: 'every call 700 ms slower', during: (api) => api.slow(700) },
+];
+
+/** The stand-in and a record credential of one of its users, shared by a test file. */
+export function useRecordApi(extraCredentials: Record<string, IDataObject> = {}) {
+	const fixture = {} as {
+		api: DataTableApi;
+		apiKey: string;
+		credentials: CredentialStore;
+	};
+	const timing = { ...recordTiming };
+	beforeAll(async () => {
+		fixture.api = await startDataTableApi();
+		fixture.apiKey = fixture.api.addUser('record').apiKey;
+		fixture.credentials = createCredentialStore(
+			{
+				contactCenterSigningSecretApi: { secret: DEFAULT_SIGNING_SECRET },
+				contactCenterRecordApi: {
+					baseUrl: fixture.api.baseUrl,
+					apiKey: fixture.apiKey,
+					dataTableName: RECORD_TABLE,
+				},
+				...extraCredentials,
+			},
+			{ credentialTypes: [new ContactCenterSigningSecretApi(), new ContactCenterRecordApi()] },
+		);
+	});
+	afterEach(() => {
+		fixture.api.setFaults(undefined);
+		fixture.api.slow(0);
+		Object.assign(recordTiming, timing);
+	});
+	afterAll(async () => await fixture.api.stop());
+	return fixture;
+}
+
+/** The record's rows, or none while its table does not exist yet. */
+export function recordRows(api: DataTableApi, apiKey?: string) {
+	return api.tables(apiKey).some((table) => table.name === RECORD_TABLE)
+		? api.rowsOf(RECORD_TABLE, apiKey)
+		: [];
+}
+
+export function writeBack(idempotencyKey: string): IDataObject {
+	return {
+		type: 'CONVERSATION_RESOLVED',
+		version: 1,
+		idempotencyKey,
+		data: { conversation: { id: `conv-${idempotencyKey}`, currentStatus: 'resolved' } },
+	};
+}
+
+export function signed(body: IDataObject): Delivery {
+	const rawBody = Buffer.from(JSON.stringify(body));
+	return {
+		rawBody,
+		headers: {
+			'content-type': 'application/json',
+			'x-service-signature': signBody(DEFAULT_SIGNING_SECRET, rawBody),
+		},
+	};
+}
+
+export interface Answer {
+	key: string;
+	delivery: number;
+	status?: number;
+	state?: string;
+}
+
+export const isAccepted = (answer: Answer) =>
+	answer.status !== undefined && answer.status >= 200 && answer.status < 300;
+
+/**
+ * The service's side of a busy hour: `count` distinct keys, `inFlight` at a time, each delivered
+ * again after every answer that is not 2xx, 1, 2, 4, ... scaled hours later, at most 7 times.
+ */
+export async function deliverAll(
+	deliverOne: (delivery: Delivery) => Promise<DeliveryResult>,
+	keys: string[],
+	{ inFlight = 6, scaledHourMs = 200 } = {},
+): Promise<{ first: Answer[]; all: Answer[] }> {
+	const first: Answer[] = [];
+	const all: Answer[] = [];
+	let next = 0;
+	await Promise.all(
+		Array.from({ length: inFlight }, async () => {
+			for (let i = next++; i < keys.length; i = next++) {
+				for (let delivery = 0; delivery < 7; delivery++) {
+					if (delivery > 0)
+						await new Promise((resolve) => setTimeout(resolve, scaledHourMs * 2 ** (delivery - 1)));
+					const result = await deliverOne(signed(writeBack(keys[i])));
+					const answer: Answer = {
+						key: keys[i],
+						delivery,
+						status: result.status,
+						state: parseAnswer(result)?.status as string | undefined,
+					};
+					all.push(answer);
+					if (delivery === 0) first.push(answer);
+					if (isAccepted(answer)) break;
+				}
+			}
+		}),
+	);
+	return { first, all };
+}
+
+/** Runs per key of the workflow's downstream node, and what the guarantee says of them. */
+export function tallyRuns(keys: string[], processed: IDataObject[], answers: Answer[]) {
+	const runs = new Map<string, number>();
+	for (const item of processed) {
+		const key = String(item.idempotencyKey);
+		runs.set(key, (runs.get(key) ?? 0) + 1);
+	}
+	const accepted = new Set(answers.filter(isAccepted).map((answer) => answer.key));
+	return {
+		runTwice: keys.filter((key) => (runs.get(key) ?? 0) > 1),
+		lost: keys.filter((key) => accepted.has(key) && (runs.get(key) ?? 0) === 0),
+		neverAccepted: keys.filter((key) => !accepted.has(key)),
+	};
+}

@@ -1,0 +1,152 @@
+/**
+ * Write back (trigger version 3) in one n8n process while n8n's public API stumbles: the webhook
+ * call and the run through n8n-core, the record in the data table API stand-in with faults.
+ * Queue mode (claims as rows) is trigger-v3-queue.faults.test.ts: which of the two a process is
+ * is learnt once per process, so each has its own test file.
+ */
+import { ContactCenterTrigger } from '../../nodes/ContactCenterTrigger/ContactCenterTrigger.node';
+import { recordTiming } from '../../nodes/shared/record/failure';
+import {
+	createFlowDatabase,
+	deliver,
+	parseAnswer,
+	type FlowOptions,
+} from '../harness/run-trigger-flow';
+import {
+	FAULT_PATTERNS,
+	deliverAll,
+	isAccepted,
+	recordRows,
+	signed,
+	tallyRuns,
+	useRecordApi,
+	writeBack,
+} from './recordFaults';
+
+const fixture = useRecordApi();
+let testCount = 0;
+
+function newFlow(): FlowOptions {
+	return {
+		database: createFlowDatabase(),
+		triggerType: new ContactCenterTrigger(),
+		typeVersion: 3,
+		parameters: { endpoint: 'writeBack' },
+		credentials: fixture.credentials,
+		workflowId: 'v3-faults',
+	};
+}
+
+/** The keys the record holds as done. */
+const doneKeys = () =>
+	new Set(
+		recordRows(fixture.api, fixture.apiKey)
+			.filter((row) => row.state === 'done')
+			.map((row) => String(row.recordKey).split('|')[1]),
+	);
+
+async function waitFor(condition: () => boolean, timeoutMs = 10_000) {
+	const deadline = Date.now() + timeoutMs;
+	while (!condition() && Date.now() < deadline)
+		await new Promise((resolve) => setTimeout(resolve, 50));
+	expect(condition()).toBe(true);
+}
+
+const keysOf = (label: string, count: number) =>
+	Array.from({ length: count }, (_, i) => `${label}-${++testCount}-${i}`);
+
+describe('write back v3 in one process, n8n API faults in the record calls', () => {
+	test.each(FAULT_PATTERNS)(
+		'$name: 24 write backs, 6 in flight: none run twice, none lost, at least 95 % accepted at their first delivery',
+		async ({ name, rule, during }) => {
+			const flow = newFlow();
+			const keys = keysOf('p', 24);
+			const callsBefore = fixture.api.calls.length;
+			fixture.api.setFaults(rule);
+			const load = deliverAll(async (delivery) => await deliver(flow, delivery), keys);
+			during?.(fixture.api);
+			const { first, all } = await load;
+			const figures = tallyRuns(keys, flow.database.sink.processed, all);
+			const acceptedFirst = first.filter(isAccepted).length;
+			console.log(
+				`one process, ${name}: accepted at their first delivery ${acceptedFirst} of 24, run twice ${figures.runTwice.length}, lost ${figures.lost.length}; faults ${fixture.api.calls.slice(callsBefore).filter((call) => call.fault).length} of ${fixture.api.calls.length - callsBefore} calls`,
+			);
+			expect(figures).toEqual({ runTwice: [], lost: [], neverAccepted: [] });
+			expect(acceptedFirst).toBeGreaterThanOrEqual(23);
+			if (name.includes('slower')) expect(acceptedFirst).toBe(24);
+			const done = doneKeys();
+			expect(keys.filter((key) => !done.has(key))).toEqual([]);
+		},
+		60_000,
+	);
+
+	test('a rate limit that outlasts the retries: the delivery whose done row it refuses is answered 200 and counts as done here; the next is answered 503 naming the rate limit (not the key) and not run', async () => {
+		recordTiming.retryBudgetMs = 1500;
+		recordTiming.pendingRetryMs = 200;
+		const flow = newFlow();
+		const [first, second] = keysOf('limited', 2);
+		fixture.api.setFaults(() => ({ status: 429, retryAfterSeconds: 1 }));
+		// This process's index of the record knows the new key is free: the first call is the done row.
+		const ran = await deliver(flow, signed(writeBack(first)));
+		expect(parseAnswer(ran)?.status).toBe('processed');
+		const refused = await deliver(flow, signed(writeBack(second)));
+		expect(refused.status).toBe(503);
+		const message = String(parseAnswer(refused)?.message);
+		expect(message).toContain("n8n's API rate-limited the record's read calls");
+		expect(message).toContain('429');
+		expect(message).not.toMatch(/credential|API key must be valid/);
+		expect(parseAnswer(await deliver(flow, signed(writeBack(first))))?.status).toBe('duplicate');
+		expect(flow.database.sink.processed.map((item) => item.idempotencyKey)).toEqual([first]);
+		fixture.api.setFaults(undefined);
+		expect(parseAnswer(await deliver(flow, signed(writeBack(second))))?.status).toBe('processed');
+		await waitFor(() => doneKeys().has(first) && doneKeys().has(second));
+		expect(
+			recordRows(fixture.api, fixture.apiKey).filter((row) => row.state === 'running'),
+		).toEqual([]);
+	}, 30_000);
+
+	test("n8n's API not answering (500s) for longer than the retries: 503 saying so, not naming the credential, and no run", async () => {
+		recordTiming.retryBudgetMs = 1500;
+		recordTiming.pendingRetryMs = 200;
+		const flow = newFlow();
+		const [first, second] = keysOf('down', 2);
+		fixture.api.setFaults(() => ({ status: 500 }));
+		expect(parseAnswer(await deliver(flow, signed(writeBack(first))))?.status).toBe('processed');
+		const refused = await deliver(flow, signed(writeBack(second)));
+		expect(refused.status).toBe(503);
+		const message = String(parseAnswer(refused)?.message);
+		expect(message).toContain("n8n's API did not answer the record's read call (500");
+		expect(message).not.toMatch(/credential|API key must be valid/);
+		expect(flow.database.sink.processed.map((item) => item.idempotencyKey)).toEqual([first]);
+		fixture.api.setFaults(undefined);
+		await waitFor(() => doneKeys().has(first));
+	}, 30_000);
+
+	test('a run that succeeded while its done row cannot be written: answered 200, a redelivery is a duplicate and runs nothing, the row is written once the API takes it', async () => {
+		recordTiming.retryBudgetMs = 800;
+		recordTiming.pendingRetryMs = 200;
+		const flow = newFlow();
+		const [key] = keysOf('late', 1);
+		fixture.api.setFaults(({ operation }) =>
+			operation === 'insertRows' ? { status: 503 } : undefined,
+		);
+		const result = await deliver(flow, signed(writeBack(key)));
+		expect(result.status).toBe(200);
+		expect(parseAnswer(result)?.status).toBe('processed');
+		const again = await deliver(flow, signed(writeBack(key)));
+		expect(parseAnswer(again)?.status).toBe('duplicate');
+		expect(flow.database.sink.processed.map((item) => item.idempotencyKey)).toEqual([key]);
+		expect(
+			recordRows(fixture.api, fixture.apiKey).filter((row) => String(row.recordKey).endsWith(key)),
+		).toEqual([]);
+		fixture.api.setFaults(undefined);
+		await waitFor(() => doneKeys().has(key));
+		expect(
+			recordRows(fixture.api, fixture.apiKey)
+				.filter((row) => String(row.recordKey).endsWith(`|${key}`))
+				.map((row) => row.state),
+		).toEqual(['done']);
+		const later = await deliver(flow, signed(writeBack(key)));
+		expect(parseAnswer(later)?.status).toBe('duplicate');
+	});
+});
