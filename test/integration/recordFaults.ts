@@ -5,7 +5,7 @@
  * delivered again after every non-2xx answer on the service's schedule (1, 2, 4, ... hours, the
  * hour scaled down).
  */
-import type { IDataObject } from 'n8n-workflow';
+import { sleep, type IDataObject } from 'n8n-workflow';
 
 import { ContactCenterRecordApi } from '../../credentials/ContactCenterRecordApi.credentials';
 import { ContactCenterSigningSecretApi } from '../../credentials/ContactCenterSigningSecretApi.credentials';
@@ -122,8 +122,7 @@ export async function deliverAll(
 		Array.from({ length: inFlight }, async () => {
 			for (let i = next++; i < keys.length; i = next++) {
 				for (let delivery = 0; delivery < 7; delivery++) {
-					if (delivery > 0)
-						await new Promise((resolve) => setTimeout(resolve, scaledHourMs * 2 ** (delivery - 1)));
+					if (delivery > 0) await sleep(scaledHourMs * 2 ** (delivery - 1));
 					const result = await deliverOne(signed(writeBack(keys[i])));
 					const answer: Answer = {
 						key: keys[i],
@@ -154,4 +153,11 @@ export function tallyRuns(keys: string[], processed: IDataObject[], answers: Ans
 		lost: keys.filter((key) => accepted.has(key) && (runs.get(key) ?? 0) === 0),
 		neverAccepted: keys.filter((key) => !accepted.has(key)),
 	};
+}
+
+/** Waits until the condition holds (a row written in the background), failing after `timeoutMs`. */
+export async function waitFor(condition: () => boolean, timeoutMs = 10_000) {
+	const deadline = Date.now() + timeoutMs;
+	while (!condition() && Date.now() < deadline) await sleep(50);
+	expect(condition()).toBe(true);
 }

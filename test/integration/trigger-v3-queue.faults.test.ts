@@ -19,6 +19,7 @@ import {
 	signed,
 	tallyRuns,
 	useRecordApi,
+	waitFor,
 	writeBack,
 } from './recordFaults';
 
@@ -45,29 +46,18 @@ const rowsOfKey = (key: string) =>
 		String(row.recordKey).endsWith(`|${key}`),
 	);
 
-async function waitFor(condition: () => boolean, timeoutMs = 10_000) {
-	const deadline = Date.now() + timeoutMs;
-	while (!condition() && Date.now() < deadline)
-		await new Promise((resolve) => setTimeout(resolve, 50));
-	expect(condition()).toBe(true);
-}
-
 describe('write back v3 in queue mode (claims as rows), n8n API faults in the record calls', () => {
 	test.each(FAULT_PATTERNS)(
 		'$name: 24 write backs, 6 in flight: none run twice, none lost, no claim left, at least 95 % accepted at their first delivery',
 		async ({ name, rule, during }) => {
 			const flow = newFlow();
 			const keys = keysOf('q', 24);
-			const callsBefore = fixture.api.calls.length;
 			fixture.api.setFaults(rule);
 			const load = deliverAll(async (delivery) => await deliver(flow, delivery), keys);
 			during?.(fixture.api);
 			const { first, all } = await load;
 			const figures = tallyRuns(keys, flow.database.sink.processed, all);
 			const acceptedFirst = first.filter(isAccepted).length;
-			console.log(
-				`queue mode, ${name}: accepted at their first delivery ${acceptedFirst} of 24, run twice ${figures.runTwice.length}, lost ${figures.lost.length}; faults ${fixture.api.calls.slice(callsBefore).filter((call) => call.fault).length} of ${fixture.api.calls.length - callsBefore} calls`,
-			);
 			expect(figures).toEqual({ runTwice: [], lost: [], neverAccepted: [] });
 			expect(acceptedFirst).toBeGreaterThanOrEqual(23);
 			if (name.includes('slower')) expect(acceptedFirst).toBe(24);

@@ -20,6 +20,7 @@ import {
 	signed,
 	tallyRuns,
 	useRecordApi,
+	waitFor,
 	writeBack,
 } from './recordFaults';
 
@@ -45,13 +46,6 @@ const doneKeys = () =>
 			.map((row) => String(row.recordKey).split('|')[1]),
 	);
 
-async function waitFor(condition: () => boolean, timeoutMs = 10_000) {
-	const deadline = Date.now() + timeoutMs;
-	while (!condition() && Date.now() < deadline)
-		await new Promise((resolve) => setTimeout(resolve, 50));
-	expect(condition()).toBe(true);
-}
-
 const keysOf = (label: string, count: number) =>
 	Array.from({ length: count }, (_, i) => `${label}-${++testCount}-${i}`);
 
@@ -61,16 +55,12 @@ describe('write back v3 in one process, n8n API faults in the record calls', () 
 		async ({ name, rule, during }) => {
 			const flow = newFlow();
 			const keys = keysOf('p', 24);
-			const callsBefore = fixture.api.calls.length;
 			fixture.api.setFaults(rule);
 			const load = deliverAll(async (delivery) => await deliver(flow, delivery), keys);
 			during?.(fixture.api);
 			const { first, all } = await load;
 			const figures = tallyRuns(keys, flow.database.sink.processed, all);
 			const acceptedFirst = first.filter(isAccepted).length;
-			console.log(
-				`one process, ${name}: accepted at their first delivery ${acceptedFirst} of 24, run twice ${figures.runTwice.length}, lost ${figures.lost.length}; faults ${fixture.api.calls.slice(callsBefore).filter((call) => call.fault).length} of ${fixture.api.calls.length - callsBefore} calls`,
-			);
 			expect(figures).toEqual({ runTwice: [], lost: [], neverAccepted: [] });
 			expect(acceptedFirst).toBeGreaterThanOrEqual(23);
 			if (name.includes('slower')) expect(acceptedFirst).toBe(24);
