@@ -565,7 +565,9 @@ async function rowsOfKey(
 	rowKey: string,
 ): Promise<RecordRow[]> {
 	return await inBatch(laneOf('read', target, tableId), rowKey, async (rowKeys) => {
-		const rows = await readKeys(context, target, tableId, rowKeys);
+		const rows = (await readKeys(context, target, tableId, rowKeys)).filter(
+			(row) => !pendingRelease.has(releaseKeyOf(tableId, row.id)),
+		);
 		return rowKeys.map((key) => rows.filter((row) => row.recordKey === key));
 	});
 }
@@ -647,31 +649,37 @@ function pruneNowAndThen(context: RecordContext, now: number) {
  */
 const pendingDone = new Map<string, { at: number; detail: string }>();
 
-/** Writes a pending `done` row until the API takes it, waiting longer each time (up to a minute). */
-async function keepWritingDone(
+/**
+ * Claim rows this process gave up (see release) whose delete n8n's API has not taken yet, by
+ * table id and row id: left out of this process's decisions at once, deleted in the background.
+ */
+const pendingRelease = new Set<string>();
+
+const releaseKeyOf = (tableId: string, id: number) => `${tableId} ${id}`;
+
+/**
+ * Tries a record write again in the background until n8n's API takes it, waiting longer each
+ * time (recordTiming.pendingRetryMs, doubling, up to a minute), for at most the record's longest
+ * retention. Resolves once written or given up.
+ */
+async function keepTrying(
 	context: RecordContext,
-	scope: string,
-	key: string,
-	detail: string,
-	claimId?: number,
+	what: string,
+	write: () => Promise<unknown>,
 ): Promise<void> {
-	const rowKey = rowKeyOf(scope, key);
-	const since = pendingDone.get(rowKey)?.at ?? Date.now();
+	const since = Date.now();
 	for (let tries = 0; Date.now() - since < MAX_RECORD_RETENTION_MS; tries++) {
 		await sleep(Math.min(60_000, recordTiming.pendingRetryMs * 2 ** tries));
 		try {
-			await durableRecord.markDone(context, scope, key, detail, claimId);
-			context.logger.info(
-				`Contact Center record: ${rowKey} recorded done after ${tries + 1} more tries`,
-			);
-			break;
+			await write();
+			context.logger.info(`Contact Center record: ${what} after ${tries + 1} more tries`);
+			return;
 		} catch (error) {
 			context.logger.debug(
-				`Contact Center record: writing ${rowKey} done failed again: ${(error as Error).message}`,
+				`Contact Center record: ${what} failed again: ${(error as Error).message}`,
 			);
 		}
 	}
-	pendingDone.delete(rowKey);
 }
 
 /**
@@ -919,14 +927,18 @@ export const durableRecord = {
 			context.logger.warn(
 				`Contact Center record: ${rowKey} is done but could not be recorded yet (${(error as Error).message}); this process counts it as done and keeps writing its row`,
 			);
-			void keepWritingDone(context, scope, key, detail, claimId);
+			void keepTrying(context, `${rowKey} recorded done`, async () => {
+				await durableRecord.markDone(context, scope, key, detail, claimId);
+			}).finally(() => pendingDone.delete(rowKey));
 			return 'pending';
 		}
 	},
 
 	/**
 	 * Gives the key up (the work failed): its claim's row (`claimId`) is deleted, or without one
-	 * every `running` row of the key, so the next attempt may run it at once.
+	 * every `running` row of the key, so the next attempt may run it at once. When n8n's API does
+	 * not take the delete of a claim's row, this process leaves the row out of its decisions at
+	 * once and deletes it in the background (another process sees the claim until then).
 	 */
 	async release(
 		context: RecordContext,
@@ -935,7 +947,23 @@ export const durableRecord = {
 		claimId?: number,
 	): Promise<void> {
 		await onTable(context, async (tableId, target) => {
-			if (claimId !== undefined) return await deleteRow(context, target, tableId, claimId);
+			if (claimId !== undefined) {
+				try {
+					return await deleteRow(context, target, tableId, claimId);
+				} catch (error) {
+					const kind = kindOfRecordError(error);
+					if (kind !== 'rateLimited' && kind !== 'unavailable') throw error;
+					const releaseKey = releaseKeyOf(tableId, claimId);
+					pendingRelease.add(releaseKey);
+					context.logger.warn(
+						`Contact Center record: the claim of ${rowKeyOf(scope, key)} could not be given up yet (${(error as Error).message}); this process ignores it and keeps deleting it`,
+					);
+					void keepTrying(context, `claim of ${rowKeyOf(scope, key)} given up`, async () => {
+						await deleteRow(context, target, tableId, claimId);
+					}).finally(() => pendingRelease.delete(releaseKey));
+					return;
+				}
+			}
 			const rowKey = rowKeyOf(scope, key);
 			await deleteRows(context, target, tableId, keyFilter(rowKey, 'running'));
 			for (const index of indexesOfTable(target, tableId)) index.deletedRunning(rowKey);

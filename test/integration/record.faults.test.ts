@@ -1,0 +1,101 @@
+/**
+ * The record's verbs through n8n-core's execution context while n8n's public API stumbles, in
+ * the data table API stand-in: what one process decides when a write it needs does not go through.
+ */
+import { NodeConnectionTypes, type IExecuteFunctions, type INodeType } from 'n8n-workflow';
+
+import { durableRecord } from '../../nodes/shared/record';
+import { recordTiming } from '../../nodes/shared/record/failure';
+import { runNode } from '../harness';
+import { recordRows, useRecordApi, waitFor } from './recordFaults';
+
+const fixture = useRecordApi();
+
+/** Runs `verbs` as a node's execute, with the record credential of the fixture. */
+async function withRecord(verbs: (context: IExecuteFunctions) => Promise<void>) {
+	const probe: INodeType = {
+		description: {
+			displayName: 'Record Probe',
+			name: 'recordProbe',
+			group: ['transform'],
+			version: 1,
+			description: 'Calls the record',
+			defaults: { name: 'Record Probe' },
+			inputs: [NodeConnectionTypes.Main],
+			outputs: [NodeConnectionTypes.Main],
+			credentials: [{ name: 'contactCenterRecordApi', required: true }],
+			properties: [],
+		},
+		async execute(this: IExecuteFunctions) {
+			await verbs(this);
+			return [[{ json: {} }]];
+		},
+	};
+	const { error } = await runNode({
+		nodeType: probe,
+		parameters: {},
+		credentials: fixture.credentials,
+	});
+	expect(error).toBeUndefined();
+}
+
+describe('the record when n8n API writes do not go through', () => {
+	test('a claim given up while its delete is refused: this process may claim the key again at once, the row is deleted once the API takes it', async () => {
+		recordTiming.retryBudgetMs = 500;
+		recordTiming.pendingRetryMs = 100;
+		const results: unknown[] = [];
+		await withRecord(async (context) => {
+			const first = await durableRecord.claim(context, 'release', 'message-1');
+			results.push(first.state);
+			fixture.api.setFaults(({ operation }) =>
+				operation === 'deleteRows' ? { status: 503 } : undefined,
+			);
+			if (first.state === 'claimed')
+				await durableRecord.release(context, 'release', 'message-1', first.claimId);
+			fixture.api.setFaults(({ operation }) =>
+				operation === 'deleteRows' ? { status: 503 } : undefined,
+			);
+			results.push((await durableRecord.claim(context, 'release', 'message-1')).state);
+		});
+		expect(results).toEqual(['claimed', 'claimed']);
+		const running = () =>
+			recordRows(fixture.api, fixture.apiKey).filter(
+				(row) => row.recordKey === 'release|message-1' && row.state === 'running',
+			);
+		expect(running()).toHaveLength(2);
+		fixture.api.setFaults(undefined);
+		await waitFor(() => running().length === 1);
+	});
+
+	test('work done whose done row is refused counts as done in this process at once, and its row is written once the API takes it', async () => {
+		recordTiming.retryBudgetMs = 500;
+		recordTiming.pendingRetryMs = 100;
+		const results: unknown[] = [];
+		await withRecord(async (context) => {
+			const claim = await durableRecord.claim(context, 'late', 'event-1');
+			fixture.api.setFaults(() => ({ status: 429, retryAfterSeconds: 1 }));
+			results.push(
+				await durableRecord.markDoneAndKeepTrying(
+					context,
+					'late',
+					'event-1',
+					'sent',
+					claim.state === 'claimed' ? claim.claimId : undefined,
+				),
+			);
+			results.push(await durableRecord.check(context, 'late', 'event-1'));
+			results.push(await durableRecord.claim(context, 'late', 'event-1'));
+		});
+		expect(results).toEqual([
+			'pending',
+			{ state: 'done', at: expect.any(Number), detail: 'sent' },
+			{ state: 'done', at: expect.any(Number), detail: 'sent' },
+		]);
+		fixture.api.setFaults(undefined);
+		await waitFor(() =>
+			recordRows(fixture.api, fixture.apiKey).some(
+				(row) => row.recordKey === 'late|event-1' && row.state === 'done',
+			),
+		);
+	});
+});
