@@ -948,21 +948,30 @@ export const durableRecord = {
 	): Promise<void> {
 		await onTable(context, async (tableId, target) => {
 			if (claimId !== undefined) {
-				try {
-					return await deleteRow(context, target, tableId, claimId);
-				} catch (error) {
-					const kind = kindOfRecordError(error);
-					if (kind !== 'rateLimited' && kind !== 'unavailable') throw error;
-					const releaseKey = releaseKeyOf(tableId, claimId);
-					pendingRelease.add(releaseKey);
-					context.logger.warn(
-						`Contact Center record: the claim of ${rowKeyOf(scope, key)} could not be given up yet (${(error as Error).message}); this process ignores it and keeps deleting it`,
+				const deleteClaim = async () => await deleteRow(context, target, tableId, claimId);
+				const failure = await deleteClaim().then(
+					() => undefined,
+					(error: unknown) => error,
+				);
+				if (failure === undefined) return;
+				const kind = kindOfRecordError(failure);
+				if (kind !== 'rateLimited' && kind !== 'unavailable') {
+					throw recordError(
+						context,
+						(failure as Error).message,
+						statusOfRecordError(failure),
+						kind,
 					);
-					void keepTrying(context, `claim of ${rowKeyOf(scope, key)} given up`, async () => {
-						await deleteRow(context, target, tableId, claimId);
-					}).finally(() => pendingRelease.delete(releaseKey));
-					return;
 				}
+				const releaseKey = releaseKeyOf(tableId, claimId);
+				pendingRelease.add(releaseKey);
+				context.logger.warn(
+					`Contact Center record: the claim of ${rowKeyOf(scope, key)} could not be given up yet (${(failure as Error).message}); this process ignores it and keeps deleting it`,
+				);
+				void keepTrying(context, `claim of ${rowKeyOf(scope, key)} given up`, deleteClaim).finally(
+					() => pendingRelease.delete(releaseKey),
+				);
+				return;
 			}
 			const rowKey = rowKeyOf(scope, key);
 			await deleteRows(context, target, tableId, keyFilter(rowKey, 'running'));
