@@ -8,11 +8,18 @@
 import { sleep, type IDataObject } from 'n8n-workflow';
 
 import { ContactCenterRecordApi } from '../../credentials/ContactCenterRecordApi.credentials';
+import { ContactCenterTrigger } from '../../nodes/ContactCenterTrigger/ContactCenterTrigger.node';
 import { ContactCenterSigningSecretApi } from '../../credentials/ContactCenterSigningSecretApi.credentials';
 import { recordTiming } from '../../nodes/shared/record/failure';
 import { createCredentialStore, type CredentialStore } from '../harness';
 import { startDataTableApi, type DataTableApi, type FaultRule } from '../harness/data-table-api';
-import { parseAnswer, type Delivery, type DeliveryResult } from '../harness/run-trigger-flow';
+import {
+	createFlowDatabase,
+	parseAnswer,
+	type Delivery,
+	type DeliveryResult,
+	type FlowOptions,
+} from '../harness/run-trigger-flow';
 import { DEFAULT_SIGNING_SECRET, signBody } from '../simulator';
 
 export const RECORD_TABLE = 'contact_center_record';
@@ -161,3 +168,22 @@ export async function waitFor(condition: () => boolean, timeoutMs = 10_000) {
 	while (!condition() && Date.now() < deadline) await sleep(50);
 	expect(condition()).toBe(true);
 }
+
+/** A write back trigger (version 3) workflow with a fresh downstream log; `queueMode`: runs as on a worker. */
+export function writeBackFlow(credentials: CredentialStore, queueMode = false): FlowOptions {
+	return {
+		database: createFlowDatabase(),
+		triggerType: new ContactCenterTrigger(),
+		typeVersion: 3,
+		parameters: { endpoint: 'writeBack' },
+		credentials,
+		workflowId: queueMode ? 'v3-queue-faults' : 'v3-faults',
+		queueMode,
+	};
+}
+
+let keyCount = 0;
+
+/** `count` keys no earlier test used. */
+export const newKeys = (label: string, count: number) =>
+	Array.from({ length: count }, (_, i) => `${label}-${++keyCount}-${i}`);

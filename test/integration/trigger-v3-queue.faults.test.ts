@@ -3,44 +3,23 @@
  * through the database: every claim is a row in the record) while n8n's public API stumbles. One
  * process's side: trigger-v3.faults.test.ts.
  */
-import { ContactCenterTrigger } from '../../nodes/ContactCenterTrigger/ContactCenterTrigger.node';
 import { recordTiming } from '../../nodes/shared/record/failure';
-import {
-	createFlowDatabase,
-	deliver,
-	parseAnswer,
-	type FlowOptions,
-} from '../harness/run-trigger-flow';
+import { deliver, parseAnswer } from '../harness/run-trigger-flow';
 import {
 	FAULT_PATTERNS,
 	deliverAll,
 	isAccepted,
+	newKeys,
 	recordRows,
 	signed,
 	tallyRuns,
 	useRecordApi,
 	waitFor,
 	writeBack,
+	writeBackFlow,
 } from './recordFaults';
 
 const fixture = useRecordApi();
-let testCount = 0;
-
-function newFlow(): FlowOptions {
-	return {
-		database: createFlowDatabase(),
-		triggerType: new ContactCenterTrigger(),
-		typeVersion: 3,
-		parameters: { endpoint: 'writeBack' },
-		credentials: fixture.credentials,
-		workflowId: 'v3-queue-faults',
-		queueMode: true,
-	};
-}
-
-const keysOf = (label: string, count: number) =>
-	Array.from({ length: count }, (_, i) => `${label}-${++testCount}-${i}`);
-
 const rowsOfKey = (key: string) =>
 	recordRows(fixture.api, fixture.apiKey).filter((row) =>
 		String(row.recordKey).endsWith(`|${key}`),
@@ -50,8 +29,8 @@ describe('write back v3 in queue mode (claims as rows), n8n API faults in the re
 	test.each(FAULT_PATTERNS)(
 		'$name: 24 write backs, 6 in flight: none run twice, none lost, no claim left, at least 95 % accepted at their first delivery',
 		async ({ name, rule, during }) => {
-			const flow = newFlow();
-			const keys = keysOf('q', 24);
+			const flow = writeBackFlow(fixture.credentials, true);
+			const keys = newKeys('q', 24);
 			fixture.api.setFaults(rule);
 			const load = deliverAll(async (delivery) => await deliver(flow, delivery), keys);
 			during?.(fixture.api);
@@ -70,8 +49,8 @@ describe('write back v3 in queue mode (claims as rows), n8n API faults in the re
 
 	test('a claim whose read fails for good is answered 503, runs nothing and leaves no row behind', async () => {
 		recordTiming.retryBudgetMs = 1000;
-		const flow = newFlow();
-		const [key] = keysOf('unread', 1);
+		const flow = writeBackFlow(fixture.credentials, true);
+		const [key] = newKeys('unread', 1);
 		fixture.api.setFaults(({ operation }) =>
 			operation === 'getRows' ? { status: 429, retryAfterSeconds: 1 } : undefined,
 		);
@@ -87,8 +66,8 @@ describe('write back v3 in queue mode (claims as rows), n8n API faults in the re
 	}, 30_000);
 
 	test('a claim insert carried out but its answer lost, then sent again: the claim holds, the extra row is deleted, the delivery runs once', async () => {
-		const flow = newFlow();
-		const [key] = keysOf('lost-answer', 1);
+		const flow = writeBackFlow(fixture.credentials, true);
+		const [key] = newKeys('lost-answer', 1);
 		let lost = 0;
 		fixture.api.setFaults(({ operation }) =>
 			operation === 'insertRows' && lost++ === 0 ? { reset: true, afterExecute: true } : undefined,
@@ -103,8 +82,8 @@ describe('write back v3 in queue mode (claims as rows), n8n API faults in the re
 	test('a run that succeeded while its claim cannot be turned done: answered 200, counted as done in its process, its claim row holding the key for the others until the API takes the update', async () => {
 		recordTiming.retryBudgetMs = 800;
 		recordTiming.pendingRetryMs = 300;
-		const flow = newFlow();
-		const [key] = keysOf('late', 1);
+		const flow = writeBackFlow(fixture.credentials, true);
+		const [key] = newKeys('late', 1);
 		fixture.api.setFaults(({ operation }) =>
 			operation === 'updateRows' ? { status: 503 } : undefined,
 		);

@@ -4,40 +4,23 @@
  * Queue mode (claims as rows) is trigger-v3-queue.faults.test.ts: which of the two a process is
  * is learnt once per process, so each has its own test file.
  */
-import { ContactCenterTrigger } from '../../nodes/ContactCenterTrigger/ContactCenterTrigger.node';
 import { recordTiming } from '../../nodes/shared/record/failure';
-import {
-	createFlowDatabase,
-	deliver,
-	parseAnswer,
-	type FlowOptions,
-} from '../harness/run-trigger-flow';
+import { deliver, parseAnswer } from '../harness/run-trigger-flow';
 import {
 	FAULT_PATTERNS,
 	deliverAll,
 	isAccepted,
+	newKeys,
 	recordRows,
 	signed,
 	tallyRuns,
 	useRecordApi,
 	waitFor,
 	writeBack,
+	writeBackFlow,
 } from './recordFaults';
 
 const fixture = useRecordApi();
-let testCount = 0;
-
-function newFlow(): FlowOptions {
-	return {
-		database: createFlowDatabase(),
-		triggerType: new ContactCenterTrigger(),
-		typeVersion: 3,
-		parameters: { endpoint: 'writeBack' },
-		credentials: fixture.credentials,
-		workflowId: 'v3-faults',
-	};
-}
-
 /** The keys the record holds as done. */
 const doneKeys = () =>
 	new Set(
@@ -46,15 +29,12 @@ const doneKeys = () =>
 			.map((row) => String(row.recordKey).split('|')[1]),
 	);
 
-const keysOf = (label: string, count: number) =>
-	Array.from({ length: count }, (_, i) => `${label}-${++testCount}-${i}`);
-
 describe('write back v3 in one process, n8n API faults in the record calls', () => {
 	test.each(FAULT_PATTERNS)(
 		'$name: 24 write backs, 6 in flight: none run twice, none lost, at least 95 % accepted at their first delivery',
 		async ({ name, rule, during }) => {
-			const flow = newFlow();
-			const keys = keysOf('p', 24);
+			const flow = writeBackFlow(fixture.credentials);
+			const keys = newKeys('p', 24);
 			fixture.api.setFaults(rule);
 			const load = deliverAll(async (delivery) => await deliver(flow, delivery), keys);
 			during?.(fixture.api);
@@ -73,8 +53,8 @@ describe('write back v3 in one process, n8n API faults in the record calls', () 
 	test('a rate limit that outlasts the retries: the delivery whose done row it refuses is answered 200 and counts as done here; the next is answered 503 naming the rate limit (not the key) and not run', async () => {
 		recordTiming.retryBudgetMs = 1500;
 		recordTiming.pendingRetryMs = 200;
-		const flow = newFlow();
-		const [first, second] = keysOf('limited', 2);
+		const flow = writeBackFlow(fixture.credentials);
+		const [first, second] = newKeys('limited', 2);
 		fixture.api.setFaults(() => ({ status: 429, retryAfterSeconds: 1 }));
 		// This process's index of the record knows the new key is free: the first call is the done row.
 		const ran = await deliver(flow, signed(writeBack(first)));
@@ -98,8 +78,8 @@ describe('write back v3 in one process, n8n API faults in the record calls', () 
 	test("n8n's API not answering (500s) for longer than the retries: 503 saying so, not naming the credential, and no run", async () => {
 		recordTiming.retryBudgetMs = 1500;
 		recordTiming.pendingRetryMs = 200;
-		const flow = newFlow();
-		const [first, second] = keysOf('down', 2);
+		const flow = writeBackFlow(fixture.credentials);
+		const [first, second] = newKeys('down', 2);
 		fixture.api.setFaults(() => ({ status: 500 }));
 		expect(parseAnswer(await deliver(flow, signed(writeBack(first))))?.status).toBe('processed');
 		const refused = await deliver(flow, signed(writeBack(second)));
@@ -115,8 +95,8 @@ describe('write back v3 in one process, n8n API faults in the record calls', () 
 	test('a run that succeeded while its done row cannot be written: answered 200, a redelivery is a duplicate and runs nothing, the row is written once the API takes it', async () => {
 		recordTiming.retryBudgetMs = 800;
 		recordTiming.pendingRetryMs = 200;
-		const flow = newFlow();
-		const [key] = keysOf('late', 1);
+		const flow = writeBackFlow(fixture.credentials);
+		const [key] = newKeys('late', 1);
 		fixture.api.setFaults(({ operation }) =>
 			operation === 'insertRows' ? { status: 503 } : undefined,
 		);
