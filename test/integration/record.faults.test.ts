@@ -67,6 +67,35 @@ describe('the record when n8n API writes do not go through', () => {
 		await waitFor(() => running().length === 1);
 	});
 
+	test('a claim that fails after its insert while its rows cannot be deleted either: this process ignores its row at once and deletes it once the API takes it', async () => {
+		recordTiming.retryBudgetMs = 400;
+		recordTiming.pendingRetryMs = 100;
+		const results: unknown[] = [];
+		await withRecord(async (context) => {
+			fixture.api.setFaults(({ operation }) =>
+				operation === 'getRows' || operation === 'deleteRows' ? { status: 500 } : undefined,
+			);
+			results.push(
+				await durableRecord.claim(context, 'stuck', 'message-1').then(
+					(claim) => claim.state,
+					(error: Error) => error.message,
+				),
+			);
+			fixture.api.setFaults(({ operation }) =>
+				operation === 'deleteRows' ? { status: 500 } : undefined,
+			);
+			results.push((await durableRecord.claim(context, 'stuck', 'message-1')).state);
+		});
+		expect(results).toEqual([expect.stringContaining("n8n's API did not answer"), 'claimed']);
+		const running = () =>
+			recordRows(fixture.api, fixture.apiKey).filter(
+				(row) => row.recordKey === 'stuck|message-1' && row.state === 'running',
+			);
+		expect(running()).toHaveLength(2);
+		fixture.api.setFaults(undefined);
+		await waitFor(() => running().length === 1);
+	});
+
 	test('work done whose done row is refused counts as done in this process at once, and its row is written once the API takes it', async () => {
 		recordTiming.retryBudgetMs = 500;
 		recordTiming.pendingRetryMs = 100;

@@ -599,8 +599,9 @@ async function deleteRows(
 
 /**
  * Deletes the rows of a claim that failed before it was decided (found by its token, as an insert
- * whose answer was lost leaves a row nobody knows the id of); a failure is logged, as the claim's
- * own failure is what its caller reports.
+ * whose answer was lost leaves a row nobody knows the id of). When n8n's API does not take that
+ * either, this process leaves the claim's row (`insertedId`, when known) out of its decisions and
+ * keeps deleting the rows in the background; the claim's own failure is what its caller reports.
  */
 async function dropClaimRows(
 	context: RecordContext,
@@ -608,8 +609,9 @@ async function dropClaimRows(
 	tableId: string,
 	rowKey: string,
 	token: string,
+	insertedId?: number,
 ) {
-	try {
+	const drop = async () =>
 		await deleteRows(
 			context,
 			target,
@@ -619,11 +621,19 @@ async function dropClaimRows(
 				['detail', 'eq', token],
 			]),
 		);
-	} catch (error) {
-		context.logger.warn(
-			`Contact Center record: a claim of ${rowKey} failed and its row could not be deleted (${(error as Error).message}); the key stays held until the claim lapses (15 minutes) or the row is deleted by hand`,
-		);
-	}
+	const failure = await drop().then(
+		() => undefined,
+		(error: unknown) => error as Error,
+	);
+	if (failure === undefined) return;
+	context.logger.warn(
+		`Contact Center record: a claim of ${rowKey} failed and its row could not be deleted yet (${failure.message}); this process ignores it and keeps deleting it`,
+	);
+	const releaseKey = insertedId === undefined ? undefined : releaseKeyOf(tableId, insertedId);
+	if (releaseKey !== undefined) pendingRelease.add(releaseKey);
+	void keepTrying(context, `failed claim of ${rowKey} deleted`, drop).finally(() => {
+		if (releaseKey !== undefined) pendingRelease.delete(releaseKey);
+	});
 }
 
 /** Removes rows past the longest retention any user of the table may ask for. */
@@ -771,8 +781,9 @@ export const durableRecord = {
 				// a second row that is ours as well.
 				const token = `claim:${randomBytes(12).toString('hex')}`;
 				let decided = false;
+				let insertedId: number | undefined;
 				try {
-					const insertedId = await insertRow(context, target, tableId, {
+					insertedId = await insertRow(context, target, tableId, {
 						scope,
 						recordKey: rowKey,
 						state: 'running',
@@ -798,7 +809,7 @@ export const durableRecord = {
 					return decision;
 				} finally {
 					// A claim that failed before it was decided leaves no row behind.
-					if (!decided) await dropClaimRows(context, target, tableId, rowKey, token);
+					if (!decided) await dropClaimRows(context, target, tableId, rowKey, token, insertedId);
 				}
 			}
 			return { state: 'running' };
