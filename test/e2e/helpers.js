@@ -214,7 +214,18 @@ async function createMemberWithKey(
 	return { cookie: accepted.cookie, apiKey: rawApiKey };
 }
 
+/** The data table the write-back-slow.json fixture's workflow inserts one row per run into. */
+const SLOW_WRITE_BACK_TABLE = {
+	name: 'e2e_queue_writes',
+	columns: [
+		{ name: 'idempotencyKey', type: 'string' },
+		{ name: 'conversationId', type: 'string' },
+		{ name: 'executionId', type: 'string' },
+	],
+};
+
 module.exports = {
+	SLOW_WRITE_BACK_TABLE,
 	createMemberWithKey,
 	isAlive,
 	startEchoServer,

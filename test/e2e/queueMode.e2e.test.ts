@@ -56,14 +56,7 @@ const {
 
 const SLOW_WRITE_BACK = readFixture('write-back-slow.json');
 const SEND_CAMPAIGN = readFixture('send-campaign.json');
-const WRITES_TABLE = {
-	name: 'e2e_queue_writes',
-	columns: [
-		{ name: 'idempotencyKey', type: 'string' },
-		{ name: 'conversationId', type: 'string' },
-		{ name: 'executionId', type: 'string' },
-	],
-};
+const WRITES_TABLE = helpersModule.SLOW_WRITE_BACK_TABLE;
 const EXAMPLE_WRITE_BACK = 'ccExWriteBack';
 /** The record's scopes of the two write back triggers (their webhook ids). */
 const EXAMPLE_SCOPE = 'writeBack:5d0c4c3e-7b61-4c1f-9a57-2f2b4b0e0a04';

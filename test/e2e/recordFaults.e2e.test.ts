@@ -58,14 +58,7 @@ const CAMPAIGN_CONTACTS = 30;
 
 /** Write back, trigger version 3; its workflow inserts one row per run into WRITES_TABLE. */
 const WRITE_BACK = readFixture('write-back-slow.json');
-const WRITES_TABLE = {
-	name: 'e2e_queue_writes',
-	columns: [
-		{ name: 'idempotencyKey', type: 'string' },
-		{ name: 'conversationId', type: 'string' },
-		{ name: 'executionId', type: 'string' },
-	],
-};
+const WRITES_TABLE = helpersModule.SLOW_WRITE_BACK_TABLE;
 const CAMPAIGN = readFixture('send-campaign.json');
 const SEND_NODE = 'Send campaign';
 
