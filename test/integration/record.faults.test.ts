@@ -39,6 +39,12 @@ async function withRecord(verbs: (context: IExecuteFunctions) => Promise<void>) 
 	expect(error).toBeUndefined();
 }
 
+/** The record's `running` rows of a row key. */
+const runningRowsOf = (recordKey: string) =>
+	recordRows(fixture.api, fixture.apiKey).filter(
+		(row) => row.recordKey === recordKey && row.state === 'running',
+	);
+
 describe('the record when n8n API writes do not go through', () => {
 	test('a claim given up while its delete is refused: this process may claim the key again at once, the row is deleted once the API takes it', async () => {
 		recordTiming.retryBudgetMs = 500;
@@ -58,10 +64,7 @@ describe('the record when n8n API writes do not go through', () => {
 			results.push((await durableRecord.claim(context, 'release', 'message-1')).state);
 		});
 		expect(results).toEqual(['claimed', 'claimed']);
-		const running = () =>
-			recordRows(fixture.api, fixture.apiKey).filter(
-				(row) => row.recordKey === 'release|message-1' && row.state === 'running',
-			);
+		const running = () => runningRowsOf('release|message-1');
 		expect(running()).toHaveLength(2);
 		fixture.api.setFaults(undefined);
 		await waitFor(() => running().length === 1);
@@ -87,10 +90,7 @@ describe('the record when n8n API writes do not go through', () => {
 			results.push((await durableRecord.claim(context, 'stuck', 'message-1')).state);
 		});
 		expect(results).toEqual([expect.stringContaining("n8n's API did not answer"), 'claimed']);
-		const running = () =>
-			recordRows(fixture.api, fixture.apiKey).filter(
-				(row) => row.recordKey === 'stuck|message-1' && row.state === 'running',
-			);
+		const running = () => runningRowsOf('stuck|message-1');
 		expect(running()).toHaveLength(2);
 		fixture.api.setFaults(undefined);
 		await waitFor(() => running().length === 1);
