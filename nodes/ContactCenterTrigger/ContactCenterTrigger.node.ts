@@ -103,7 +103,8 @@ export class ContactCenterTrigger implements INodeType {
 		default: {
 			async checkExists(this: IHookFunctions): Promise<boolean> {
 				await checkSigningSecret(this);
-				if (this.getNodeParameter('endpoint', 'lookup') === 'writeBack') await activateWriteBack(this);
+				if (this.getNodeParameter('endpoint', 'lookup') === 'writeBack')
+					await activateWriteBack(this);
 				return true;
 			},
 			async create(this: IHookFunctions): Promise<boolean> {

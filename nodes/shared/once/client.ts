@@ -11,7 +11,13 @@ import {
 } from 'n8n-workflow';
 
 import { assertCredentialSelected } from '../credentialSelection';
-import { NEW_KEY_STEPS, expiredAt, expiredMessage, keyExpiryOf, type KeyExpiry } from '../record/apiKey';
+import {
+	NEW_KEY_STEPS,
+	expiredAt,
+	expiredMessage,
+	keyExpiryOf,
+	type KeyExpiry,
+} from '../record/apiKey';
 import {
 	classifyRecordFailure,
 	isSizeLimitFailure,

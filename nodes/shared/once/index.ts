@@ -4,7 +4,11 @@ import type { Gather } from './batches';
 import type { RecordContext } from './client';
 import { heldDeliveries, holdHere, releaseHold } from './holds';
 import { forgetIndex } from './indexes';
-import { markReceivedHere, productionRunWasReceivedHere, productionRunsStayInThisProcess } from './receivedHere';
+import {
+	markReceivedHere,
+	productionRunWasReceivedHere,
+	productionRunsStayInThisProcess,
+} from './receivedHere';
 import { record, type CheckResult } from './record';
 import { DEFAULT_RECORD_WINDOWS, rowKeyOf, type RecordWindows } from './rows';
 
@@ -134,7 +138,14 @@ export const once = {
 			if (whenRecordFails === 'throw')
 				await record.markDone(context, scope, key, detail, ticket.claimId, gatherOf(ticket));
 			else
-				await record.markDoneAndKeepTrying(context, scope, key, detail, ticket.claimId, gatherOf(ticket));
+				await record.markDoneAndKeepTrying(
+					context,
+					scope,
+					key,
+					detail,
+					ticket.claimId,
+					gatherOf(ticket),
+				);
 		} finally {
 			if (ticket.held) releaseHold(rowKeyOf(scope, key));
 		}
@@ -163,7 +174,9 @@ export const once = {
 		work: Work,
 		item: INodeExecutionData,
 	): Promise<RunTicket> {
-		const claimId = Number.isInteger(item[CLAIM_ID_FIELD]) ? (item[CLAIM_ID_FIELD] as number) : undefined;
+		const claimId = Number.isInteger(item[CLAIM_ID_FIELD])
+			? (item[CLAIM_ID_FIELD] as number)
+			: undefined;
 		if (productionRunWasReceivedHere(item.json) || claimId !== undefined)
 			return { ticket: { work, held: claimId === undefined, claimId } };
 		const holdKey = rowKeyOf(work.scope, work.key);

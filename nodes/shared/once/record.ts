@@ -1,6 +1,11 @@
 import { randomBytes } from 'crypto';
 
-import { sleep, type IExecuteFunctions, type IHookFunctions } from 'n8n-workflow';
+import {
+	NodeOperationError,
+	sleep,
+	type IExecuteFunctions,
+	type IHookFunctions,
+} from 'n8n-workflow';
 
 import { type Gather } from './batches';
 import {
@@ -190,7 +195,9 @@ async function claimOnce(
 export const record = {
 	/** Checks that the record can be used, creating its data table; throws a node error if not. */
 	async ensureReady(context: IHookFunctions): Promise<void> {
-		const target = await targetOf(context, true);
+		const target = await targetOf(context, true).catch((error: Error) => {
+			throw error instanceof NodeOperationError ? error : recordError(context, error.message);
+		});
 		const now = Date.now();
 		const expired = expiredAt(target.expiry, now);
 		if (expired !== undefined) throw keyExpiredError(context, expired);
@@ -270,7 +277,8 @@ export const record = {
 		const now = Date.now();
 		const decision = await onTable(context, async (table): Promise<ReadDecision> => {
 			const index = fromIndex ? await usableIndexOf(context, table, scope, now) : undefined;
-			if (index === undefined) return decideRead(await rowsOfKey(context, table, rowKey), now, windows);
+			if (index === undefined)
+				return decideRead(await rowsOfKey(context, table, rowKey), now, windows);
 			const known = index.decide(rowKey, now, windows);
 			if (known?.state === 'free') return known;
 			const readStart = index.readStarts();
@@ -297,7 +305,13 @@ export const record = {
 	): Promise<void> {
 		await onTable(context, async (table) => {
 			if (claimId !== undefined && (await markRowDone(context, table, claimId, detail))) return;
-			const row = { scope, recordKey: rowKeyOf(scope, key), state: 'done' as const, stateAt: Date.now(), detail };
+			const row = {
+				scope,
+				recordKey: rowKeyOf(scope, key),
+				state: 'done' as const,
+				stateAt: Date.now(),
+				detail,
+			};
 			await insertRow(context, table, row, gather);
 		});
 	},

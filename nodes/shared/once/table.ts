@@ -71,7 +71,10 @@ async function findTable(
 	return table?.id === undefined ? undefined : String(table.id);
 }
 
-async function createTable(context: RecordContext, target: RecordTarget): Promise<string | undefined> {
+async function createTable(
+	context: RecordContext,
+	target: RecordTarget,
+): Promise<string | undefined> {
 	try {
 		const created = (await api(context, target, 'POST', '/data-tables', {
 			body: { name: target.tableName, columns: RECORD_COLUMNS.map((column) => ({ ...column })) },
@@ -220,7 +223,10 @@ export async function insertRow(
 					`n8n did not return the ids of the new rows in the record: ${JSON.stringify(inserted)}`,
 				);
 			}
-			changed(table, { kind: 'inserted', rows: rows.map((written, i) => ({ ...written, id: ids[i] })) });
+			changed(table, {
+				kind: 'inserted',
+				rows: rows.map((written, i) => ({ ...written, id: ids[i] })),
+			});
 			return ids;
 		},
 		gather,
