@@ -1,10 +1,4 @@
-import { createHash } from 'crypto';
-import {
-	DataDeduplicationService,
-	ExecutionLifecycleHooks,
-	WebhookContext,
-	WorkflowExecute,
-} from 'n8n-core';
+import { ExecutionLifecycleHooks, WebhookContext, WorkflowExecute } from 'n8n-core';
 import {
 	createRunExecutionData,
 	deepCopy,
@@ -14,11 +8,7 @@ import {
 	Workflow,
 } from 'n8n-workflow';
 import type {
-	ICheckProcessedContextData,
-	ICheckProcessedOptions,
-	IDataDeduplicator,
 	IDataObject,
-	IDeduplicationOutput,
 	IExecuteFunctions,
 	IExecuteResponsePromiseData,
 	INode,
@@ -29,92 +19,10 @@ import type {
 	IVersionedNodeType,
 	IWebhookData,
 	IWorkflowBase,
-	DeduplicationScope,
 } from 'n8n-workflow';
 
 import type { CredentialStore } from './credential-store';
 import { buildAdditionalData } from './workflow-setup';
-
-/**
- * n8n's processed_data table in memory, with n8n's own semantics (packages/cli/src/deduplication/
- * deduplication-helper.ts, "entries" mode): one row per workflow and context holding md5 hashes,
- * read, changed and written back; `maxEntries` keeps the newest.
- */
-export class ProcessedDataTable implements IDataDeduplicator {
-	readonly rows = new Map<string, string[]>();
-
-	private rowKey(scope: DeduplicationScope, context: ICheckProcessedContextData) {
-		const id = scope === 'node' ? `n:${context.node?.id ?? ''}` : '';
-		return `${context.workflow.id}|${id}`;
-	}
-
-	private static hash(value: string) {
-		return createHash('md5').update(value).digest('base64');
-	}
-
-	async checkProcessedAndRecord(
-		items: Array<string | number>,
-		scope: DeduplicationScope,
-		context: ICheckProcessedContextData,
-		options: ICheckProcessedOptions,
-	): Promise<IDeduplicationOutput> {
-		const key = this.rowKey(scope, context);
-		const row = [...(this.rows.get(key) ?? [])];
-		const result: IDeduplicationOutput = { new: [], processed: [] };
-		for (const item of items) {
-			const hash = ProcessedDataTable.hash(String(item));
-			if (row.includes(hash)) result.processed.push(item);
-			else {
-				result.new.push(item);
-				row.push(hash);
-			}
-		}
-		if (options.maxEntries) row.splice(0, Math.max(0, row.length - options.maxEntries));
-		this.rows.set(key, row);
-		return result;
-	}
-
-	async removeProcessed(
-		items: Array<string | number>,
-		scope: DeduplicationScope,
-		context: ICheckProcessedContextData,
-	): Promise<void> {
-		const key = this.rowKey(scope, context);
-		const hashes = new Set(items.map((item) => ProcessedDataTable.hash(String(item))));
-		this.rows.set(
-			key,
-			(this.rows.get(key) ?? []).filter((hash) => !hashes.has(hash)),
-		);
-	}
-
-	async clearAllProcessedItems(
-		scope: DeduplicationScope,
-		context: ICheckProcessedContextData,
-	): Promise<void> {
-		this.rows.delete(this.rowKey(scope, context));
-	}
-
-	async getProcessedDataCount(
-		scope: DeduplicationScope,
-		context: ICheckProcessedContextData,
-	): Promise<number> {
-		return this.rows.get(this.rowKey(scope, context))?.length ?? 0;
-	}
-
-	clear() {
-		this.rows.clear();
-	}
-}
-
-/** n8n-core's deduplication service is process-wide; every flow in this jest worker shares it. */
-let processedDataTable: ProcessedDataTable | undefined;
-export function sharedProcessedDataTable(): ProcessedDataTable {
-	if (processedDataTable === undefined) {
-		processedDataTable = new ProcessedDataTable();
-		void DataDeduplicationService.init(processedDataTable);
-	}
-	return processedDataTable;
-}
 
 /** What the downstream node of the test workflow saw, shared by every run of one database. */
 export interface SinkLog {
@@ -166,7 +74,6 @@ export interface FlowDatabase {
 }
 
 export function createFlowDatabase(): FlowDatabase {
-	sharedProcessedDataTable();
 	return { staticData: {}, executions: new Map(), nextExecutionId: 1, sink: { processed: [] } };
 }
 

@@ -5,43 +5,48 @@ import type { AddressInfo } from 'node:net';
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 import { request } from 'undici';
 
-import { ContactCenterSigningSecretApi } from '../../credentials/ContactCenterSigningSecretApi.credentials';
 import { ContactCenter } from '../../nodes/ContactCenter/ContactCenter.node';
 import { ContactCenterTrigger } from '../../nodes/ContactCenterTrigger/ContactCenterTrigger.node';
-import { createCredentialStore, runNode, runWebhook } from '../harness';
+import { runNode, runWebhook } from '../harness';
+import { deliver as deliverThroughN8n, type FlowOptions } from '../harness/run-trigger-flow';
 import { buildWorkflow } from '../harness/workflow-setup';
 import { DEFAULT_SIGNING_SECRET, signBody } from '../simulator';
+import { useRecordApi, writeBackFlow } from './recordFaults';
 
 /**
  * A real HTTP server that hosts the trigger the way n8n 2.41 does (packages/cli/src/middlewares/
- * body-parser.ts and webhooks/webhook-helpers.ts): the body bytes are read raw and left unparsed
- * (the trigger sets `options.binaryData`), webhook() runs in n8n-core's WebhookContext, and then
- * the answer follows the webhook's evaluated responseMode / responseCode:
+ * body-parser.ts and webhooks/webhook-helpers.ts): a JSON body is parsed and its exact bytes kept
+ * on rawBody, webhook() runs in n8n-core's WebhookContext, and then the answer follows the
+ * webhook's evaluated responseMode / responseCode:
  * - the node wrote a response itself (401/400): that is the answer, nothing runs;
  * - no workflowData: `webhookResponse` with responseCode, nothing runs;
  * - onReceived: responseCode with no body (responseData "noData"), the run goes on;
- * - lastNode: after the run, responseCode, or 500 {"message":"Error in workflow"} when it failed;
- * - responseNode: the first response a node sent through sendResponse, else responseCode.
+ * - responseNode: the first response a node sent through sendResponse, else responseCode, or 500
+ *   {"message":"Error in workflow"} when the run failed.
+ * Write backs, which the trigger answers from its own run, go through n8n-core's webhook call and
+ * run (test/harness/run-trigger-flow.ts) instead.
  */
 
 type Downstream = (items: INodeExecutionData[]) => Promise<{ sent?: IDataObject }>;
 
 interface Route {
 	parameters: INodeParameters;
-	staticData: IDataObject;
 	workflowId: string;
 	downstream: Downstream;
 	runs: INodeExecutionData[][];
+	/**
+	 * Write backs: the webhook call and then the trigger's own run through n8n-core (it answers
+	 * from the run and keeps the record in the data table API stand-in).
+	 */
+	flow?: FlowOptions;
 }
 
-const credentials = createCredentialStore(
-	{ contactCenterSigningSecretApi: { secret: DEFAULT_SIGNING_SECRET } },
-	{ credentialTypes: [new ContactCenterSigningSecretApi()] },
-);
+/** The signing secret, and the record of write backs in the data table API stand-in. */
+const record = useRecordApi();
 
 function settingsOf(parameters: INodeParameters) {
 	const nodeType = new ContactCenterTrigger();
-	const { workflow, node } = buildWorkflow({ nodeType, parameters, typeVersion: 1 });
+	const { workflow, node } = buildWorkflow({ nodeType, parameters });
 	const [webhook] = nodeType.description.webhooks ?? [];
 	const evaluate = (value: unknown) =>
 		workflow.expression.getSimpleParameterValue(node, value as string, 'webhook', {});
@@ -73,18 +78,24 @@ async function serve(routes: Map<string, Route>, req: IncomingMessage, res: Serv
 	if (route === undefined || req.method !== 'POST')
 		return send(res, 404, { message: 'unknown webhook' });
 	const rawBody = await readRaw(req);
+	if (route.flow !== undefined) {
+		const answer = await deliverThroughN8n(route.flow, {
+			rawBody,
+			headers: req.headers as Record<string, string>,
+		});
+		res.writeHead(answer.status ?? 500, answer.headers as Record<string, string>);
+		res.end(typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body ?? ''));
+		return;
+	}
 	const result = await runWebhook({
 		nodeType: new ContactCenterTrigger(),
-		typeVersion: 1,
 		parameters: route.parameters,
-		credentials,
-		staticData: route.staticData,
+		credentials: record.credentials,
 		workflowId: route.workflowId,
 		request: {
 			method: 'POST',
 			headers: req.headers as Record<string, string | string[]>,
 			rawBody,
-			body: {},
 		},
 	});
 	if (result.responseStatus !== undefined)
@@ -150,41 +161,31 @@ const lookupWorkflow: Downstream = async (items) => {
 	return { sent: sentResponses[0] as IDataObject };
 };
 
-let failNextWriteBack = false;
 const recordingWorkflow: Downstream = async () => ({});
-const crmWriteWorkflow: Downstream = async () => {
-	if (failNextWriteBack) {
-		failNextWriteBack = false;
-		throw new Error('CRM unavailable');
-	}
-	return {};
-};
 
 const routes = new Map<string, Route>();
 function addRoute(webhookId: string, parameters: INodeParameters, downstream: Downstream): string {
 	const url = `/webhook/${webhookId}/${settingsOf(parameters).path}`;
-	routes.set(url, { parameters, staticData: {}, workflowId: webhookId, downstream, runs: [] });
+	routes.set(url, { parameters, workflowId: webhookId, downstream, runs: [] });
 	return url;
 }
 
 const paths = {
 	lookup: addRoute('lookup-id', { endpoint: 'lookup' }, lookupWorkflow),
-	writeBack: addRoute(
-		'wb-id',
-		{ endpoint: 'writeBack', events: ['CONVERSATION_RESOLVED'] },
-		recordingWorkflow,
-	),
-	writeBackFinish: addRoute(
-		'wbf-id',
-		{ endpoint: 'writeBack', responseTiming: 'whenFinished' },
-		crmWriteWorkflow,
-	),
+	writeBack: addRoute('wb-id', { endpoint: 'writeBack' }, recordingWorkflow),
 	notification: addRoute('notify-id', { endpoint: 'notification' }, recordingWorkflow),
 };
 const runsOf = (path: string) => routes.get(path)?.runs ?? [];
 
+let writeBackFlowOfRoute: FlowOptions;
+
 let host: { server: Server; url: string };
 beforeAll(async () => {
+	writeBackFlowOfRoute = {
+		...writeBackFlow(record.credentials),
+		parameters: { endpoint: 'writeBack', events: ['CONVERSATION_RESOLVED'] },
+	};
+	(routes.get(paths.writeBack) as Route).flow = writeBackFlowOfRoute;
 	host = await startHost(routes);
 });
 afterAll(async () => {
@@ -196,16 +197,21 @@ interface Delivery {
 	/** Overrides the signature; null sends none; an array sends the header several times. */
 	signature?: string | string[] | null;
 	secret?: string;
+	/**
+	 * Default JSON. n8n 2.41 itself refuses a body sent as JSON that does not parse (422) before
+	 * the trigger runs, so bodies that are not JSON are sent as text.
+	 */
+	contentType?: string;
 }
 
 /** Posts like the service: the exact JSON bytes, signed over those bytes. */
 async function deliver(
 	path: string,
-	{ body, signature, secret = DEFAULT_SIGNING_SECRET }: Delivery,
+	{ body, signature, secret = DEFAULT_SIGNING_SECRET, contentType = 'application/json' }: Delivery,
 ) {
 	const raw = Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
 	const headers: Record<string, string | string[]> = {
-		'content-type': 'application/json',
+		'content-type': contentType,
 		accept: 'application/json',
 	};
 	if (signature !== null) headers['x-service-signature'] = signature ?? signBody(secret, raw);
@@ -258,8 +264,13 @@ describe('Contact Center Trigger over HTTP (undici -> node:http -> webhook())', 
 				401,
 				/does not match/,
 			],
-			['unsigned non-JSON', { body: '{oops', signature: null }, 401, /missing/],
-			['signed non-JSON', { body: '{oops' }, 400, /not valid JSON/],
+			[
+				'unsigned non-JSON',
+				{ body: '{oops', signature: null, contentType: 'text/plain' },
+				401,
+				/missing/,
+			],
+			['signed non-JSON', { body: '{oops', contentType: 'text/plain' }, 400, /not valid JSON/],
 		];
 
 		it.each(cases)('%s', async (_label, delivery, status, message) => {
@@ -281,17 +292,31 @@ describe('Contact Center Trigger over HTTP (undici -> node:http -> webhook())', 
 		});
 	});
 
-	it('runs a write back once: the redelivery of its idempotency key is answered 200 and runs nothing', async () => {
+	const processedWriteBacks = () => writeBackFlowOfRoute.database.sink.processed;
+
+	it('runs a write back once: the redelivery of its idempotency key is answered 200 "duplicate" and runs nothing', async () => {
 		const event = { type: 'CONVERSATION_RESOLVED', version: 1, idempotencyKey: 'http-1', data: {} };
 		const first = await deliver(paths.writeBack, { body: event });
 		const again = await deliver(paths.writeBack, { body: event });
 		expect([first.status, again.status]).toEqual([200, 200]);
-		expect(again.json).toEqual({ received: true, duplicate: true, idempotencyKey: 'http-1' });
-		expect(runsOf(paths.writeBack)).toEqual([[{ json: event }]]);
+		expect(first.contentType).toBe('application/json; charset=utf-8');
+		expect(first.json).toEqual({
+			received: true,
+			duplicate: false,
+			idempotencyKey: 'http-1',
+			status: 'processed',
+		});
+		expect(again.json).toEqual({
+			received: true,
+			duplicate: true,
+			idempotencyKey: 'http-1',
+			status: 'duplicate',
+		});
+		expect(processedWriteBacks()).toEqual([event]);
 	});
 
-	it('answers an unselected write back type 200 and runs nothing', async () => {
-		const before = runsOf(paths.writeBack).length;
+	it('answers an unselected write back type 200 "ignored" and runs nothing', async () => {
+		const before = processedWriteBacks().length;
 		const event = {
 			type: 'CONVERSATION_SET_TO_PENDING',
 			version: 1,
@@ -300,17 +325,23 @@ describe('Contact Center Trigger over HTTP (undici -> node:http -> webhook())', 
 		};
 		const response = await deliver(paths.writeBack, { body: event });
 		expect(response.status).toBe(200);
-		expect(runsOf(paths.writeBack)).toHaveLength(before);
+		expect(response.json).toMatchObject({ idempotencyKey: 'http-2', status: 'ignored' });
+		expect(processedWriteBacks()).toHaveLength(before);
 	});
 
-	it('"when the workflow finishes": a failed run answers 500, the retry runs again and answers 200', async () => {
+	it('answers a failed write back run 500; the redelivery runs again and answers 200', async () => {
 		const event = { type: 'CONVERSATION_RESOLVED', version: 1, idempotencyKey: 'http-3', data: {} };
-		failNextWriteBack = true;
-		const failed = await deliver(paths.writeBackFinish, { body: event });
+		const before = processedWriteBacks().length;
+		// The CRM the workflow writes to is down during the first delivery.
+		const failed = await deliver(paths.writeBack, {
+			body: { ...event, data: { failThisRun: true } },
+		});
 		expect(failed.status).toBe(500);
-		const retried = await deliver(paths.writeBackFinish, { body: event });
+		expect(processedWriteBacks()).toHaveLength(before);
+		const retried = await deliver(paths.writeBack, { body: event });
 		expect(retried.status).toBe(200);
-		expect(runsOf(paths.writeBackFinish)).toHaveLength(2);
+		expect(retried.json).toMatchObject({ status: 'processed' });
+		expect(processedWriteBacks().slice(before)).toEqual([event]);
 	});
 
 	it('answers a notification 204 with an empty body and passes it on', async () => {
