@@ -2,42 +2,16 @@
  * The record's verbs through n8n-core's execution context while n8n's public API stumbles, in
  * the data table API stand-in: what one process decides when a write it needs does not go through.
  */
-import { NodeConnectionTypes, type IExecuteFunctions, type INodeType } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { record } from '../../nodes/shared/once/record';
 import { recordTiming } from '../../nodes/shared/once/failure';
-import { runNode } from '../harness';
-import { recordRows, useRecordApi, waitFor } from './recordFaults';
+import { recordRows, runWithRecord, useRecordApi, waitFor } from './recordFaults';
 
 const fixture = useRecordApi();
 
-/** Runs `verbs` as a node's execute, with the record credential of the fixture. */
-async function withRecord(verbs: (context: IExecuteFunctions) => Promise<void>) {
-	const probe: INodeType = {
-		description: {
-			displayName: 'Record Probe',
-			name: 'recordProbe',
-			group: ['transform'],
-			version: 1,
-			description: 'Calls the record',
-			defaults: { name: 'Record Probe' },
-			inputs: [NodeConnectionTypes.Main],
-			outputs: [NodeConnectionTypes.Main],
-			credentials: [{ name: 'contactCenterRecordApi', required: true }],
-			properties: [],
-		},
-		async execute(this: IExecuteFunctions) {
-			await verbs(this);
-			return [[{ json: {} }]];
-		},
-	};
-	const { error } = await runNode({
-		nodeType: probe,
-		parameters: {},
-		credentials: fixture.credentials,
-	});
-	expect(error).toBeUndefined();
-}
+const withRecord = async (verbs: (context: IExecuteFunctions) => Promise<void>) =>
+	await runWithRecord(fixture.credentials, verbs);
 
 /** The record's `running` rows of a row key. */
 const runningRowsOf = (recordKey: string) =>

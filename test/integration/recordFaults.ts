@@ -5,13 +5,19 @@
  * delivered again after every non-2xx answer on the service's schedule (1, 2, 4, ... hours, the
  * hour scaled down).
  */
-import { sleep, type IDataObject } from 'n8n-workflow';
+import {
+	NodeConnectionTypes,
+	sleep,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeType,
+} from 'n8n-workflow';
 
 import { ContactCenterRecordApi } from '../../credentials/ContactCenterRecordApi.credentials';
 import { ContactCenterTrigger } from '../../nodes/ContactCenterTrigger/ContactCenterTrigger.node';
 import { ContactCenterSigningSecretApi } from '../../credentials/ContactCenterSigningSecretApi.credentials';
 import { recordTiming } from '../../nodes/shared/once/failure';
-import { createCredentialStore, type CredentialStore } from '../harness';
+import { createCredentialStore, runNode, type CredentialStore } from '../harness';
 import { startDataTableApi, type DataTableApi, type FaultRule } from '../harness/data-table-api';
 import {
 	createFlowDatabase,
@@ -74,6 +80,36 @@ export function useRecordApi(extraCredentials: Record<string, IDataObject> = {})
 	});
 	afterAll(async () => await fixture.api.stop());
 	return fixture;
+}
+
+/**
+ * Runs `verbs` as a node's execute in n8n-core's execution context (its real httpRequest), with
+ * the record credential of `credentials`; fails the test when they throw.
+ */
+export async function runWithRecord(
+	credentials: CredentialStore,
+	verbs: (context: IExecuteFunctions) => Promise<void>,
+) {
+	const probe: INodeType = {
+		description: {
+			displayName: 'Record Probe',
+			name: 'recordProbe',
+			group: ['transform'],
+			version: 1,
+			description: 'Calls the record',
+			defaults: { name: 'Record Probe' },
+			inputs: [NodeConnectionTypes.Main],
+			outputs: [NodeConnectionTypes.Main],
+			credentials: [{ name: 'contactCenterRecordApi', required: true }],
+			properties: [],
+		},
+		async execute(this: IExecuteFunctions) {
+			await verbs(this);
+			return [[{ json: {} }]];
+		},
+	};
+	const { error } = await runNode({ nodeType: probe, parameters: {}, credentials });
+	expect(error).toBeUndefined();
 }
 
 /** The record's rows, or none while its table does not exist yet. */

@@ -1,0 +1,357 @@
+/**
+ * Every verb of the `once` module in seconds: both strategies (claim rows in the shared table,
+ * holds and the index in one process) against the data table API stand-in, through n8n-core's
+ * execution context. A write back uses the one-process strategy once this process learnt that its
+ * runs stay where their calls were received; a send always claims a row.
+ */
+import type { IExecuteFunctions, IHookFunctions, INodeExecutionData } from 'n8n-workflow';
+
+import { ContactCenterRecordApi } from '../../credentials/ContactCenterRecordApi.credentials';
+import { once, type Begun, type Ticket, type Work } from '../../nodes/shared/once';
+import { recordTiming } from '../../nodes/shared/once/failure';
+import {
+	markReceivedHere,
+	productionRunsStayInThisProcess,
+} from '../../nodes/shared/once/receivedHere';
+import { DEFAULT_RECORD_WINDOWS, RECORD_COLUMNS } from '../../nodes/shared/once/rows';
+import { createCredentialStore } from '../harness';
+import { RECORD_TABLE, recordRows, runWithRecord, useRecordApi, waitFor } from './recordFaults';
+
+const fixture = useRecordApi();
+
+const withOnce = async (verbs: (context: IExecuteFunctions) => Promise<void>) =>
+	await runWithRecord(fixture.credentials, verbs);
+
+let scopeCount = 0;
+/** Work in a scope of its own: no test sees another's holds, rows or index. */
+const newWork = (key = 'event-1'): Work => ({ scope: `once-test-${++scopeCount}`, key });
+
+const rowsOf = (work: Work) =>
+	recordRows(fixture.api, fixture.apiKey).filter(
+		(row) => row.recordKey === `${work.scope}|${work.key}`,
+	);
+const statesOf = (work: Work) => rowsOf(work).map((row) => row.state);
+
+/** The data table calls made while `work` runs, by operation. */
+async function callsDuring(work: () => Promise<unknown>): Promise<string[]> {
+	const from = fixture.api.calls.length;
+	await work();
+	return fixture.api.calls.slice(from).map((call) => call.operation);
+}
+
+const ticketOf = (begun: Begun): Ticket => {
+	if (begun.state !== 'claimed') throw new Error(`The work was not claimed: ${begun.state}`);
+	return begun.ticket;
+};
+
+/** A production run's item as this process's webhook call hands it over. */
+function handedItem(work: Work, ticket: Ticket | undefined): INodeExecutionData {
+	const item: INodeExecutionData = { json: { idempotencyKey: work.key } };
+	once.handToRun(item, ticket);
+	return item;
+}
+
+describe('once before this process knows where its runs stay', () => {
+	it('a write back claims a row, as a send does', async () => {
+		const work = newWork();
+		await withOnce(async (context) => {
+			expect(productionRunsStayInThisProcess()).toBe(false);
+			const ticket = ticketOf(await once.begin(context, work, 'writeBack'));
+			expect(ticket).toEqual({ work, held: false, claimId: expect.any(Number) });
+			await once.abandon(context, ticket);
+		});
+	});
+});
+
+// A send claims a row even where write backs use the one-process strategy: it runs second here.
+describe.each([
+	['one process (a write back once its runs were found to stay here)', 'writeBack' as const],
+	['the shared table (a send)', 'send' as const],
+])('once in %s', (_strategy, purpose) => {
+	const sharedTable = purpose === 'send';
+
+	beforeAll(async () => {
+		// What a production run that finds the item its own webhook call made teaches the process.
+		const work = newWork();
+		const item = { json: {} };
+		markReceivedHere(item.json);
+		await runWithRecord(fixture.credentials, async (context) => {
+			expect(await once.takeInRun(context, work, item)).toEqual({ ticket: { work, held: true } });
+		});
+		expect(productionRunsStayInThisProcess()).toBe(true);
+	});
+
+	it('begin on a free key: claimed, with a claim row (shared table) or a hold and no row (one process)', async () => {
+		const work = newWork();
+		await withOnce(async (context) => {
+			const ticket = ticketOf(await once.begin(context, work, purpose));
+			expect(ticket).toEqual(
+				sharedTable ? { work, held: false, claimId: expect.any(Number) } : { work, held: true },
+			);
+			expect(statesOf(work)).toEqual(sharedTable ? ['running'] : []);
+			await once.abandon(context, ticket);
+		});
+	});
+
+	it('begin while another caller has the key: running, and nothing written for it', async () => {
+		const work = newWork();
+		await withOnce(async (context) => {
+			const ticket = ticketOf(await once.begin(context, work, purpose));
+			const rowsBefore = rowsOf(work);
+			expect(await once.begin(context, work, purpose)).toMatchObject({ state: 'running' });
+			expect(rowsOf(work)).toEqual(rowsBefore);
+			await once.abandon(context, ticket);
+		});
+	});
+
+	it("finish 'throw' writes the done row; begin on the done key answers done with its detail", async () => {
+		const work = newWork();
+		await withOnce(async (context) => {
+			const ticket = ticketOf(await once.begin(context, work, purpose));
+			await once.finish(context, ticket, 'message-7', 'throw');
+			const [row] = rowsOf(work);
+			expect(rowsOf(work)).toHaveLength(1);
+			expect(row).toMatchObject({ state: 'done', detail: 'message-7' });
+			// The claim's own row turned done, or (one process) a done row inserted.
+			if (sharedTable) expect(row.id).toBe(ticket.claimId);
+			expect(await once.begin(context, work, purpose)).toEqual({
+				state: 'done',
+				at: row.stateAt,
+				detail: 'message-7',
+			});
+		});
+	});
+
+	it("finish 'keepTrying' while n8n's API answers 500: done at once in this process, its row written once the API takes it", async () => {
+		recordTiming.retryBudgetMs = 300;
+		recordTiming.pendingRetryMs = 100;
+		const work = newWork();
+		await withOnce(async (context) => {
+			const ticket = ticketOf(await once.begin(context, work, purpose));
+			fixture.api.setFaults(() => ({ status: 500 }));
+			await once.finish(context, ticket, 'sent', 'keepTrying');
+			const done = { state: 'done', at: expect.any(Number), detail: 'sent' };
+			const calls = await callsDuring(async () => {
+				expect(await once.begin(context, work, purpose)).toEqual(done);
+				expect(await once.check(context, work)).toEqual(done);
+			});
+			// Answered from this process's memory: no call to the API that is down.
+			expect(calls).toEqual([]);
+			expect(statesOf(work)).toEqual(sharedTable ? ['running'] : []);
+		});
+		fixture.api.setFaults(undefined);
+		await waitFor(() => statesOf(work).join() === 'done');
+	});
+
+	it("finish 'throw' while n8n's API answers 500 throws, and the key may be begun again", async () => {
+		recordTiming.retryBudgetMs = 300;
+		const work = newWork();
+		await withOnce(async (context) => {
+			const ticket = ticketOf(await once.begin(context, work, purpose));
+			fixture.api.setFaults(({ isWrite }) => (isWrite ? { status: 500 } : undefined));
+			await expect(once.finish(context, ticket, '', 'throw')).rejects.toThrow(
+				"n8n's API did not answer",
+			);
+			fixture.api.setFaults(undefined);
+			// One process: the hold was released. Shared table: the claim's row is this process's own.
+			if (!sharedTable) ticketOf(await once.begin(context, work, purpose));
+			else await once.abandon(context, ticket);
+		});
+	});
+
+	it('abandon gives the key up: the claim row deleted (shared table) or the hold released (one process); the next begin claims it', async () => {
+		const work = newWork();
+		await withOnce(async (context) => {
+			const ticket = ticketOf(await once.begin(context, work, purpose));
+			await once.abandon(context, ticket);
+			expect(statesOf(work)).toEqual([]);
+			const again = ticketOf(await once.begin(context, work, purpose));
+			await once.abandon(context, again);
+		});
+	});
+
+	it('check reads only: free, running with its start, done', async () => {
+		const work = newWork();
+		await withOnce(async (context) => {
+			const calls = await callsDuring(async () => {
+				expect(await once.check(context, work)).toEqual({ state: 'free' });
+			});
+			expect(
+				calls.every((operation) => operation === 'getRows' || operation === 'listTables'),
+			).toBe(true);
+			const ticket = ticketOf(await once.begin(context, work, purpose));
+			// A hold lives in this process's memory only: the record knows of claim rows.
+			expect(await once.check(context, work)).toEqual(
+				sharedTable ? { state: 'running', since: expect.any(Number) } : { state: 'free' },
+			);
+			await once.finish(context, ticket, 'x', 'throw');
+			expect(await once.check(context, work)).toMatchObject({ state: 'done', detail: 'x' });
+		});
+	});
+
+	it('handToRun and takeInRun: the run works under the ticket its webhook call took, which the workflow never sees', async () => {
+		const work = newWork();
+		await withOnce(async (context) => {
+			const ticket = ticketOf(await once.begin(context, work, purpose));
+			const item = handedItem(work, ticket);
+			expect(once.withoutTicket([item])).toEqual([{ json: { idempotencyKey: work.key } }]);
+			expect(await once.takeInRun(context, work, item)).toEqual({ ticket });
+			await once.finish(context, ticket, '', 'throw');
+			expect(statesOf(work)).toEqual(['done']);
+		});
+	});
+});
+
+describe('once.takeInRun for a run n8n started again after a restart (no ticket on its item)', () => {
+	it('skips the run when a delivery finished the work meanwhile', async () => {
+		const work = newWork();
+		await withOnce(async (context) => {
+			await once.finish(context, ticketOf(await once.begin(context, work, 'send')), '', 'throw');
+			const restarted = { json: { idempotencyKey: work.key } };
+			expect(await once.takeInRun(context, work, restarted)).toEqual({ skip: 'was processed' });
+		});
+	});
+
+	it('takes a hold otherwise: a second such run meanwhile skips, and finishing writes the done row', async () => {
+		const work = newWork();
+		await withOnce(async (context) => {
+			const restarted = { json: { idempotencyKey: work.key } };
+			const taken = await once.takeInRun(context, work, restarted);
+			expect(taken).toEqual({ ticket: { work, held: true } });
+			expect(await once.takeInRun(context, work, { json: { ...restarted.json } })).toEqual({
+				skip: 'is running',
+			});
+			if ('ticket' in taken) await once.finish(context, taken.ticket, '', 'throw');
+			expect(statesOf(work)).toEqual(['done']);
+			expect(await once.takeInRun(context, work, { json: { ...restarted.json } })).toEqual({
+				skip: 'was processed',
+			});
+		});
+	});
+});
+
+describe("the one-process strategy's index of a scope", () => {
+	/** Begins and abandons fresh keys until one is answered without a call (the index loaded). */
+	async function untilIndexLoaded(context: IExecuteFunctions, scope: string) {
+		const deadline = Date.now() + 5000;
+		for (let n = 0; Date.now() < deadline; n++) {
+			const work = { scope, key: `probe-${n}` };
+			let ticket: Ticket | undefined;
+			const calls = await callsDuring(async () => {
+				ticket = ticketOf(await once.begin(context, work, 'writeBack'));
+			});
+			await once.abandon(context, ticket!);
+			if (calls.length === 0) return;
+		}
+		throw new Error(`The index of ${scope} did not load`);
+	}
+
+	it('answers a key it does not know as free without a call, and learns of the done row its finish wrote without being told', async () => {
+		expect(productionRunsStayInThisProcess()).toBe(true);
+		const work = newWork();
+		await withOnce(async (context) => {
+			await untilIndexLoaded(context, work.scope);
+			const ticket = ticketOf(await once.begin(context, work, 'writeBack'));
+			await once.finish(context, ticket, 'from-index', 'throw');
+			// Had the index not heard of the insert, it would answer this key free without a call.
+			expect(await once.begin(context, work, 'writeBack')).toMatchObject({
+				state: 'done',
+				detail: 'from-index',
+			});
+		});
+	});
+
+	it('sees a row written by hand only at its catch-up a minute later, or at once after forgetIndex', async () => {
+		const work = newWork();
+		await withOnce(async (context) => {
+			await untilIndexLoaded(context, work.scope);
+			fixture.api.addRows(
+				RECORD_TABLE,
+				[
+					{
+						scope: work.scope,
+						recordKey: `${work.scope}|${work.key}`,
+						state: 'done',
+						stateAt: Date.now(),
+						detail: 'by hand',
+					},
+				],
+				fixture.apiKey,
+			);
+			// The index was not told: it answers the key free, without reading the record.
+			const calls = await callsDuring(async () => {
+				await once.abandon(context, ticketOf(await once.begin(context, work, 'writeBack')));
+			});
+			expect(calls).toEqual([]);
+			once.forgetIndex(work.scope);
+			expect(await once.begin(context, work, 'writeBack')).toMatchObject({
+				state: 'done',
+				detail: 'by hand',
+			});
+		});
+	});
+});
+
+describe('once in the shared table: a claim left by a process that stopped', () => {
+	it('is taken over after the claim window, saying when it was left', async () => {
+		const work = newWork();
+		const leftAt = Date.now() - DEFAULT_RECORD_WINDOWS.claimMs - 60_000;
+		await withOnce(async (context) => {
+			await once.check(context, work);
+			fixture.api.addRows(
+				RECORD_TABLE,
+				[
+					{
+						scope: work.scope,
+						recordKey: `${work.scope}|${work.key}`,
+						state: 'running',
+						stateAt: leftAt,
+						detail: 'claim:left',
+					},
+				],
+				fixture.apiKey,
+			);
+			const begun = await once.begin(context, work, 'send');
+			expect(begun).toMatchObject({ state: 'claimed', abandonedAt: leftAt });
+			await once.abandon(context, ticketOf(begun));
+		});
+	});
+});
+
+describe('once.ensureReady', () => {
+	const credentialsOf = (apiKey: string) =>
+		createCredentialStore(
+			{
+				contactCenterRecordApi: {
+					baseUrl: fixture.api.baseUrl,
+					apiKey,
+					dataTableName: RECORD_TABLE,
+				},
+			},
+			{ credentialTypes: [new ContactCenterRecordApi()] },
+		);
+
+	it("creates the record's data table with its columns when it does not exist yet", async () => {
+		const { apiKey } = fixture.api.addUser('new-user');
+		expect(fixture.api.tables(apiKey)).toEqual([]);
+		await runWithRecord(credentialsOf(apiKey), async (context) => {
+			await once.ensureReady(context as unknown as IHookFunctions);
+		});
+		const [table] = fixture.api.tables(apiKey);
+		expect(table.name).toBe(RECORD_TABLE);
+		expect(table.columns).toEqual(RECORD_COLUMNS.map(({ name, type }) => ({ name, type })));
+	});
+
+	it('throws a node error naming the credential when the key was revoked', async () => {
+		const { apiKey } = fixture.api.addUser('revoked-user');
+		fixture.api.revokeKey(apiKey);
+		await runWithRecord(credentialsOf(apiKey), async (context) => {
+			const error = await once.ensureReady(context as unknown as IHookFunctions).then(
+				() => undefined,
+				(thrown: Error & { description?: string }) => thrown,
+			);
+			expect(error?.message).toContain('401');
+			expect(error?.description).toContain('Contact Center Record API');
+		});
+	});
+});
