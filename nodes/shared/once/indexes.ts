@@ -7,7 +7,7 @@ import { PAGE_ROWS, onRowChange, readPage, type Table } from './table';
 
 /**
  * This process's indexes of the scopes whose every row it writes itself (the one-process
- * strategy, see strategies.ts), by scope, API URL and table id. Only a cache of the record: built
+ * strategy, see strategyFor in index.ts), by scope, API URL and table id. Only a cache of the record: built
  * from it by reading it, told of every row this process writes (onRowChange), dropped at each
  * activation of the scope's trigger, never needed after a restart.
  */
