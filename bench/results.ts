@@ -20,6 +20,8 @@ export interface Figure {
 export interface Section {
 	id: string;
 	title: string;
+	/** The exact command that reproduces the figures. */
+	command: string;
 	/** How the figures were obtained, in a sentence or two. */
 	method: string;
 	figures: Figure[];
