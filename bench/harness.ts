@@ -357,12 +357,14 @@ export function benchWorkflow(
 	return {
 		id,
 		name,
-		nodes: nodes.map((node, i) => ({
-			id: randomUUID(),
-			position: [i * 240, 0],
-			...(i === 0 && !('webhookId' in node) ? { webhookId: randomUUID() } : {}),
-			...node,
-		})),
+		nodes: nodes.map(
+			(node, i): Record<string, unknown> => ({
+				id: randomUUID(),
+				position: [i * 240, 0],
+				...(i === 0 && !('webhookId' in node) ? { webhookId: randomUUID() } : {}),
+				...node,
+			}),
+		),
 		connections,
 		settings: { executionOrder: 'v1' },
 		pinData: {},

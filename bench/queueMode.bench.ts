@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- JSON of n8n's public API and PostgreSQL, and the plain JavaScript queue-mode library */
+/* eslint-disable @typescript-eslint/no-explicit-any, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- benchmarks run in jest on a developer machine, never inside n8n; JSON of n8n's public API and the plain JavaScript queue-mode library are untyped */
 /**
  * The queue-mode busy hour of test/e2e/queueMode.e2e.test.ts (write backs with distinct keys, 48 a
  * round, 12 in flight over both webhook processes, the slow write back fixture with no delay),
@@ -121,9 +121,7 @@ describe('queue mode: the busy hour side by side with a baseline commit', () => 
 		await rt.activateWorkflow(main, created.id);
 		let row: Json | undefined;
 		for (let tries = 0; tries < 80 && !row; tries++) {
-			row = (await qm.registeredWebhooks(stack!.pg)).find(
-				(r: Json) => r.workflowId === created.id,
-			);
+			row = (await qm.registeredWebhooks(stack!.pg)).find((r: Json) => r.workflowId === created.id);
 			if (!row) await rt.sleep(250);
 		}
 		if (!row) throw new Error(`the ${commit} workflow registered no webhook`);
