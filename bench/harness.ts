@@ -337,11 +337,14 @@ export async function packBaseline(commit: string, packDir: string): Promise<Bas
 	pkg.name = name;
 	delete pkg.scripts;
 	fs.writeFileSync(pkgPath, `${JSON.stringify(pkg, null, 2)}\n`);
+	const tarball = await packFolder(dir, packDir);
+	// The commit's sources would otherwise sit in this checkout for the linter to find.
+	fs.rmSync(dir, { recursive: true, force: true });
 	return {
 		commit,
 		name,
 		suffix,
-		tarball: await packFolder(dir, packDir),
+		tarball,
 		nodeType: (node) => `${name}.${node}`,
 		credentialType: (type) => `${type}${suffix}`,
 	};

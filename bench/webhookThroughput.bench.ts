@@ -294,10 +294,13 @@ interface EngineResult {
 
 describe('Webhook throughput and lookup round trip in a real n8n', () => {
 	let instance: Instance | undefined;
+	let passed = false;
 	const userFolder = path.join(rt.REPO_ROOT, '.n8n-local', 'bench');
 
 	afterAll(async () => {
 		if (instance) await rt.stopServer(instance);
+		// Kept after a failure, for its n8n log.
+		if (passed) fs.rmSync(userFolder, { recursive: true, force: true });
 	}, 120_000);
 
 	it('Contact Center Trigger against the core Webhook node and a minimal community trigger, default and lazy isolates', async () => {
@@ -320,6 +323,8 @@ describe('Webhook throughput and lookup round trip in a real n8n', () => {
 
 		let n8nVersion = runtime.version;
 		let paths: Record<Target, string> | undefined;
+		/** The same port at every start: the record credential holds the API URL. */
+		let port: number | undefined;
 		const accepted: string[] = [];
 
 		async function engine(
@@ -328,8 +333,10 @@ describe('Webhook throughput and lookup round trip in a real n8n', () => {
 		): Promise<EngineResult> {
 			instance = await rt.createInstance(runtime, {
 				userFolder,
+				port,
 				extraEnv: { ...baseEnv, ...extraEnv },
 			});
+			port = instance.port;
 			await rt.startServer(instance, { log });
 			const loadError = rt.packageLoadError(instance);
 			if (loadError) throw new Error(loadError);
@@ -564,5 +571,6 @@ describe('Webhook throughput and lookup round trip in a real n8n', () => {
 			n8nVersion,
 			raw: { scale: SCALE, defaults, lazy },
 		});
+		passed = true;
 	});
 });

@@ -58,9 +58,12 @@ const SIGNING_CREDENTIAL = {
 
 describe('Trigger speed: write back in one n8n process against a baseline commit', () => {
 	let instance: Instance | undefined;
+	let passed = false;
 	const userFolder = path.join(rt.REPO_ROOT, '.n8n-local', 'bench-v3');
 	afterAll(async () => {
 		if (instance) await rt.stopServer(instance).catch(() => undefined);
+		// Kept after a failure, for its n8n log.
+		if (passed) fs.rmSync(userFolder, { recursive: true, force: true });
 	}, 120_000);
 
 	it('core Webhook, minimal trigger, the baseline and this package: default and lazy isolates, record empty and full', async () => {
@@ -377,5 +380,6 @@ describe('Trigger speed: write back in one n8n process against a baseline commit
 			n8nVersion,
 			raw: { commit, defaults, lazy },
 		});
+		passed = true;
 	});
 });
