@@ -18,7 +18,16 @@ import * as queueModule from '../scripts/lib/queue-mode';
 import * as localModule from '../scripts/lib/local-setup';
 import * as e2eHelpersModule from '../test/e2e/helpers';
 import * as queueHelpersModule from '../test/e2e/queue-helpers';
-import { baselineCommit, log, packBaseline, rt, SECRET, writeBackPayload, x } from './harness';
+import {
+	baselineCommit,
+	loadAverage,
+	log,
+	packBaseline,
+	rt,
+	SECRET,
+	writeBackPayload,
+	x,
+} from './harness';
 import { fmt, median, percentile, recordSection, type Figure } from './results';
 
 type Json = Record<string, any>;
@@ -171,6 +180,7 @@ describe('queue mode: the busy hour side by side with a baseline commit', () => 
 			return round;
 		}
 
+		const loads = [await loadAverage()];
 		await busyHour('head', 'warm-up', WARM_UP);
 		await busyHour('base', 'warm-up', WARM_UP);
 		const rounds: Round[] = [];
@@ -178,6 +188,7 @@ describe('queue mode: the busy hour side by side with a baseline commit', () => 
 			const order: Side[] = round % 2 === 0 ? ['head', 'base'] : ['base', 'head'];
 			for (const side of order) rounds.push(await busyHour(side, `round ${round + 1}`, DELIVERIES));
 		}
+		loads.push(await loadAverage());
 
 		const of = (side: Side) => rounds.filter((r) => r.side === side);
 		const rate = (side: Side) => median(of(side).map((r) => r.rate));
@@ -221,8 +232,8 @@ describe('queue mode: the busy hour side by side with a baseline commit', () => 
 		recordSection({
 			id: 'queue-busy-hour',
 			title: `Queue-mode busy hour, this package against ${commit}`,
-			command: `flock /tmp/e2e.lock env BENCH_QUEUE_BASELINE=${commit} npx jest --selectProjects bench --runInBand --testTimeout=3600000 bench/queueMode.bench.ts`,
-			method: `One n8n ${rt.N8N_VERSION} queue-mode stack (main, 2 webhook processes, 2 workers, PostgreSQL 15, Redis 7; scripts/lib/queue-mode.js, stack up in ${stackStartS} s) with this package and the package of ${commit} (built from git, names suffixed) installed in every process. Each package's trigger (version 3, respond after the workflow succeeds) starts the slow write back fixture of the queue-mode e2e suite without delay (a Code node, then a data table insert), each with its own signing secret and record credential, both recording into one data table. A busy hour: ${DELIVERIES} signed write backs with distinct idempotency keys, ${IN_FLIGHT} in flight, alternately to the two webhook processes, each awaited for its answer. ${WARM_UP} warm-up deliveries each, then ${ROUNDS} rounds of one busy hour per package, the order alternated every round; figures are medians of the rounds.`,
+			command: `flock /tmp/e2e.lock env BENCH_QUEUE_BASELINE=${commit}${ROUNDS === 6 ? '' : ` BENCH_QUEUE_ROUNDS=${ROUNDS}`} npx jest --selectProjects bench --runInBand --testTimeout=3600000 bench/queueMode.bench.ts`,
+			method: `One n8n ${rt.N8N_VERSION} queue-mode stack (main, 2 webhook processes, 2 workers, PostgreSQL 15, Redis 7; scripts/lib/queue-mode.js, stack up in ${stackStartS} s) with this package and the package of ${commit} (built from git, names suffixed) installed in every process. Each package's trigger (version 3, respond after the workflow succeeds) starts the slow write back fixture of the queue-mode e2e suite without delay (a Code node, then a data table insert), each with its own signing secret and record credential, both recording into one data table. A busy hour: ${DELIVERIES} signed write backs with distinct idempotency keys, ${IN_FLIGHT} in flight, alternately to the two webhook processes, each awaited for its answer. ${WARM_UP} warm-up deliveries each, then ${ROUNDS} rounds of one busy hour per package, the order alternated every round; figures are medians of the rounds. Load average (1 min) before and after the rounds: ${loads.map((l) => fmt(l, 1)).join(', ')}; compare the two packages, not runs.`,
 			figures,
 			n8nVersion: rt.N8N_VERSION,
 			raw: { commit, rounds },
