@@ -1,7 +1,6 @@
 /* eslint-disable no-console -- benchmarks print their figures; they run in jest on a developer machine, never inside n8n */
 /**
- * Send at the service's rate limit, scaled down to 60 per 3 s so a run stays
- * short. A batch of 10x the limit through the Contact Center node (paced), the same batch through a
+ * Send at the service's rate limit, scaled down to 60 per 3 s so a run stays short. A batch of 10x the limit through the Contact Center node (paced), the same batch through a
  * naive loop (one request per item, no pacing, as n8n's Twilio node does), and two executions
  * sharing the limit. Everything runs through n8n-core's real ExecuteContext against the simulator.
  */
