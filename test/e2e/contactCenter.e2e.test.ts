@@ -9,7 +9,7 @@
 import {
 	writeBackAnswer as answerFor,
 	type WriteBackStatus,
-} from '../../nodes/ContactCenterTrigger/helpers/writeBackLedger';
+} from '../../nodes/ContactCenterTrigger/answers';
 import * as runtimeModule from '../../scripts/lib/n8n-runtime';
 import * as localModule from '../../scripts/lib/local-setup';
 import * as metricsModule from '../simulator/metrics';
@@ -33,11 +33,9 @@ const {
 
 const TOKEN_PROBE = readFixture('token-probe.json');
 const SEND_WAIT_FOR_FINAL_STATUS = readFixture('send-wait-for-final-status.json');
-/** The JSON body of every write back answer of trigger version 2. */
+/** The JSON body of every write back answer. */
 const writeBackAnswer = (status: WriteBackStatus, key: string) => answerFor(status, key).body;
 const FAILING_WRITE_BACK = readFixture('write-back-fails-on-demand.json');
-const WRITE_BACK_V1 = readFixture('write-back-version-1.json');
-const WRITE_BACK_V2 = readFixture('write-back-version-2.json');
 /** The record's scope of example 4's trigger (its webhook id). */
 const EXAMPLE_WRITE_BACK_SCOPE = 'writeBack:5d0c4c3e-7b61-4c1f-9a57-2f2b4b0e0a04';
 /** Production URLs of the fixture trigger workflows, by workflow id. */
@@ -156,8 +154,6 @@ beforeAll(async () => {
 			extraWorkflows: [
 				TOKEN_PROBE,
 				FAILING_WRITE_BACK,
-				WRITE_BACK_V1,
-				WRITE_BACK_V2,
 				SEND_WAIT_FOR_FINAL_STATUS,
 			],
 			log: (line: string) => report(`[e2e] ${line}`),
@@ -166,7 +162,7 @@ beforeAll(async () => {
 			report(`[e2e] could not start the stack: ${error.message}`);
 			throw error;
 		});
-	for (const fixture of [FAILING_WRITE_BACK, WRITE_BACK_V1, WRITE_BACK_V2]) {
+	for (const fixture of [FAILING_WRITE_BACK]) {
 		await rt.activateWorkflow(instance(), fixture.id);
 		const hook = await waitFor(
 			async () =>
@@ -265,7 +261,7 @@ describe('action workflows executed by n8n', () => {
 			expect(request.headers.authorization).toMatch(/^Bearer /);
 			const expected = evaluateMetric(request.path, new URLSearchParams(request.query), request.at)
 				.body.dataPoint.value;
-			// Node version 3: a time's column says its unit (spec 4.5: seconds).
+			// A time's column says its unit (spec 4.5: seconds).
 			const column = SECONDS_METRICS.includes(camel(request.path))
 				? `${camel(request.path)}Seconds`
 				: camel(request.path);
@@ -709,7 +705,7 @@ describe('trigger endpoints with signed requests (undici)', () => {
 		const executions = await waitFor(
 			async () => {
 				const list = await executionsOf(FAILING_WRITE_BACK.id, true);
-				// Version 3 answers 409 and duplicates in the webhook call: only the processed one runs.
+				// 409 and duplicates are answered in the webhook call: only the processed one runs.
 				return list.length >= before + answers.filter((a) => a.state === 'processed').length &&
 					list.every((e: Json) => e.status !== 'running')
 					? list
@@ -723,64 +719,20 @@ describe('trigger endpoints with signed requests (undici)', () => {
 		expect(wrote).toHaveLength(1);
 	});
 
-	test('write back: a workflow saved with trigger version 1 keeps working as before', async () => {
-		const url = fixtureHooks[WRITE_BACK_V1.id];
-		const key = `wb-${Date.now()}-v1`;
-		const first = await postSigned(url, writeBack(key, 'conv-v1'), { secret: secret('writeBack') });
-		expect(first.status).toBe(200);
-		const again = await postSigned(url, writeBack(key, 'conv-v1'), { secret: secret('writeBack') });
-		expect({ status: again.status, body: again.json }).toEqual({
-			status: 200,
-			body: { received: true, duplicate: true, idempotencyKey: key },
-		});
-		const executions = await waitFor(
-			async () => {
-				const list = await executionsOf(WRITE_BACK_V1.id);
-				return list.length >= 1 && list.every((e: Json) => e.status !== 'running')
-					? list
-					: undefined;
-			},
-			{ what: 'the run of the version 1 write back' },
-		);
-		expect(executions.map((e: Json) => e.status)).toEqual(['success']);
-	});
-
-	test('write back: a workflow saved with trigger version 2 keeps working (static data ledger): processed once, failed runs redelivered', async () => {
-		const url = fixtureHooks[WRITE_BACK_V2.id];
-		const key = `wb-${Date.now()}-v2`;
-		const failing = await postSigned(url, writeBack(key, 'fail'), { secret: secret('writeBack') });
-		expect(failing.status).toBe(500);
-		const first = await postSigned(url, writeBack(key, 'conv-v2'), { secret: secret('writeBack') });
-		expect({ status: first.status, body: first.json }).toEqual({
-			status: 200,
-			body: writeBackAnswer('processed', key),
-		});
-		await redeliverExpectingDuplicate(key, url, 'conv-v2');
-		const workflow = await rt.publicApi(instance(), 'GET', `/workflows/${WRITE_BACK_V2.id}`);
-		expect(JSON.stringify(workflow.staticData ?? {})).toContain('writeBackLedger');
-	});
-
-	test("a signed body that is not JSON starts no execution: 400 from the trigger, or 422 from n8n's own parser for version 2 sent as JSON", async () => {
+	test("a signed body that is not JSON starts no execution: 400 from the trigger, or 422 from n8n's own parser when sent as JSON", async () => {
 		const garbage = '{"idempotencyKey": "wb-garbage", oops';
-		const v2 = workflowId('writeBack');
-		const before = {
-			v1: (await executionsOf(WRITE_BACK_V1.id)).length,
-			v2: (await executionsOf(v2)).length,
-		};
+		const id = workflowId('writeBack');
+		const before = (await executionsOf(id)).length;
 		const answers = {
-			v2AsJson: await postSigned(webhook('writeBack'), garbage, { secret: secret('writeBack') }),
-			v2AsText: await postSigned(webhook('writeBack'), garbage, {
+			asJson: await postSigned(webhook('writeBack'), garbage, { secret: secret('writeBack') }),
+			asText: await postSigned(webhook('writeBack'), garbage, {
 				secret: secret('writeBack'),
 				contentType: 'text/plain',
 			}),
-			v1AsJson: await postSigned(fixtureHooks[WRITE_BACK_V1.id], garbage, {
-				secret: secret('writeBack'),
-			}),
 		};
 		expect(Object.fromEntries(Object.entries(answers).map(([k, a]) => [k, a.status]))).toEqual({
-			v2AsJson: 422,
-			v2AsText: 400,
-			v1AsJson: 400,
+			asJson: 422,
+			asText: 400,
 		});
 		// The sentinel: a valid delivery's run listed means runs of the calls above would be too.
 		const sentinel = await postSigned(
@@ -791,16 +743,10 @@ describe('trigger endpoints with signed requests (undici)', () => {
 			},
 		);
 		expect(sentinel.status).toBe(200);
-		await waitFor(async () => (await executionsOf(v2)).length > before.v2, {
+		await waitFor(async () => (await executionsOf(id)).length > before, {
 			what: 'the run of the valid write back',
 		});
-		expect({
-			v1: (await executionsOf(WRITE_BACK_V1.id)).length,
-			v2: (await executionsOf(v2)).length,
-		}).toEqual({
-			v1: before.v1,
-			v2: before.v2 + 1,
-		});
+		expect((await executionsOf(id)).length).toBe(before + 1);
 	});
 
 	test('notification: 204 with an empty body, and the alert is composed', async () => {
@@ -890,7 +836,7 @@ describe('trigger endpoints with signed requests (undici)', () => {
 		expect(await counts()).toEqual({ ...before, notification: before.notification + 1 });
 	});
 
-	test('write back: a version 3 trigger whose record credential cannot reach the record refuses to activate, or its calls are not run (503 naming what n8n answered, or not registered)', async () => {
+	test('write back: a trigger whose record credential cannot reach the record refuses to activate, or its calls are not run (503 naming what n8n answered, or not registered)', async () => {
 		const credential = await rt.publicApi(instance(), 'POST', '/credentials', {
 			name: 'e2e record with a wrong key',
 			type: 'contactCenterRecordApi',

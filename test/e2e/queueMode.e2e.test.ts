@@ -5,8 +5,8 @@
  * installing Redis/PostgreSQL with apt-get when missing). The packed package is installed in every
  * process's user folder, the workflows are imported once through main's CLI and activated through
  * main's public API, and the service is played over HTTP with signed calls to the webhook
- * processes. This shows the write back guarantee of the Contact Center Trigger version 3 (issues 10
- * and 19) where it is hardest to keep: deliveries received by several webhook processes at once,
+ * processes. This shows the write back guarantee of the Contact Center Trigger where it is
+ * hardest to keep: deliveries received by several webhook processes at once,
  * run on whichever worker, the record of processed keys kept in an n8n data table.
  *
  * Every assertion is a count (answers per key, downstream runs per key, sink rows per key), never a

@@ -74,7 +74,7 @@ async function createRecordCredential(name: string, apiKey: string, dataTableNam
 	return { id: created.id as string, name };
 }
 
-/** A write back workflow (trigger version 3) with its own webhook, using this record credential. */
+/** A write back workflow with its own webhook, using this record credential. */
 async function createWriteBackWorkflow(name: string, record: { id: string; name: string }) {
 	const created = await rt.publicApi(instance(), 'POST', '/workflows', {
 		name,

@@ -1,12 +1,12 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- test code: JSON read from n8n and the simulator, untyped */
 /**
- * Issue 33 end to end, in one real n8n process (2.41.1, SQLite, the packed package): "once" when
+ * End to end, in one real n8n process (2.41.1, SQLite, the packed package): "once" when
  * n8n's public API, the record's store, stumbles. A fault proxy (fault-proxy.js) stands between
  * the record credential and this n8n's `/api/v1` and injects faults into the record's calls only:
  * 429 with `Retry-After: 1`, 500s, connection resets, an outage, added latency. One n8n boot for
  * the whole file; the tests run in order.
  *
- * 1. Write back (trigger version 3, respond after the workflow succeeds; the queue-mode suite's
+ * 1. Write back (respond after the workflow succeeds; the queue-mode suite's
  *    fixture, whose workflow inserts one row per run into a data table of its own, the downstream
  *    effect counted per idempotency key). Per fault pattern 24 distinct write backs, 6 in flight,
  *    each delivered again after every non-2xx answer (or none) on the service's schedule (after 1,
@@ -19,7 +19,7 @@
  * 3. A switched key: the record credential's key replaced by a Member user's key while n8n runs;
  *    the next runs work, with the Member's key, without a restart. The switch comes first and its
  *    last run comes last, so that it also runs past the minute for which a process reuses a
- *    record credential it has read (CREDENTIAL_REUSE_MS in nodes/shared/record/index.ts).
+ *    record credential it has read (CREDENTIAL_REUSE_MS in nodes/shared/once/client.ts).
  *
  * The figures are printed as tables at the end (also when a test fails).
  */
@@ -56,7 +56,7 @@ const IN_FLIGHT = 6;
 const CRM_WRITE_MS = 300;
 const CAMPAIGN_CONTACTS = 30;
 
-/** Write back, trigger version 3; its workflow inserts one row per run into WRITES_TABLE. */
+/** Write back; its workflow inserts one row per run into WRITES_TABLE. */
 const WRITE_BACK = readFixture('write-back-slow.json');
 const WRITES_TABLE = helpersModule.SLOW_WRITE_BACK_TABLE;
 const CAMPAIGN = readFixture('send-campaign.json');
@@ -512,7 +512,7 @@ afterAll(async () => {
 	const lines: string[] = [];
 	if (writeBackFigures.length > 0) {
 		lines.push(
-			`Write back (trigger version 3, respond after success), one n8n ${rt.N8N_VERSION} process, ${KEYS_PER_PATTERN} distinct write backs per pattern, ${IN_FLIGHT} in flight, redelivered after a non-2xx on the service's schedule (1 hour = ${HOUR_MS / 1000} s):`,
+			`Write back (respond after success), one n8n ${rt.N8N_VERSION} process, ${KEYS_PER_PATTERN} distinct write backs per pattern, ${IN_FLIGHT} in flight, redelivered after a non-2xx on the service's schedule (1 hour = ${HOUR_MS / 1000} s):`,
 			'',
 			"| Fault in the record's calls | Events run twice | Accepted at their first delivery | Lost | First answers | Deliveries | Last 2xx after | Record calls (faults) |",
 			'|---|---|---|---|---|---|---|---|',

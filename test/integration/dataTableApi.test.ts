@@ -19,8 +19,8 @@ import type {
 
 import { ContactCenterRecordApi } from '../../credentials/ContactCenterRecordApi.credentials';
 import { testRecordCredential } from '../../nodes/shared/record/credentialTest';
-import { durableRecord } from '../../nodes/shared/record';
-import { RECORD_COLUMNS } from '../../nodes/shared/record/rows';
+import { record } from '../../nodes/shared/once/record';
+import { RECORD_COLUMNS } from '../../nodes/shared/once/rows';
 import { createCredentialStore, runNode } from '../harness';
 import { startDataTableApi } from '../harness/data-table-api';
 import type { ApiRow, ApiUser, DataTableApi } from '../harness/data-table-api';
@@ -778,12 +778,12 @@ describe('the data table API stand-in, through n8n-core httpRequest', () => {
 				credentials: [{ name: 'contactCenterRecordApi', required: true }],
 			},
 			async execute(this: IExecuteFunctions) {
-				const claimed = await durableRecord.claim(this, 'conformance', 'event-1');
+				const claimed = await record.claim(this, 'conformance', 'event-1');
 				results.push(claimed);
 				if (claimed.state === 'claimed')
-					await durableRecord.markDone(this, 'conformance', 'event-1', 'sent', claimed.claimId);
-				results.push(await durableRecord.check(this, 'conformance', 'event-1'));
-				results.push(await durableRecord.claim(this, 'conformance', 'event-1'));
+					await record.markDone(this, 'conformance', 'event-1', 'sent', claimed.claimId);
+				results.push(await record.check(this, 'conformance', 'event-1'));
+				results.push(await record.claim(this, 'conformance', 'event-1'));
 				return [[{ json: {} }]];
 			},
 		};

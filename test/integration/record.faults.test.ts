@@ -4,8 +4,8 @@
  */
 import { NodeConnectionTypes, type IExecuteFunctions, type INodeType } from 'n8n-workflow';
 
-import { durableRecord } from '../../nodes/shared/record';
-import { recordTiming } from '../../nodes/shared/record/failure';
+import { record } from '../../nodes/shared/once/record';
+import { recordTiming } from '../../nodes/shared/once/failure';
 import { runNode } from '../harness';
 import { recordRows, useRecordApi, waitFor } from './recordFaults';
 
@@ -51,17 +51,17 @@ describe('the record when n8n API writes do not go through', () => {
 		recordTiming.pendingRetryMs = 100;
 		const results: unknown[] = [];
 		await withRecord(async (context) => {
-			const first = await durableRecord.claim(context, 'release', 'message-1');
+			const first = await record.claim(context, 'release', 'message-1');
 			results.push(first.state);
 			fixture.api.setFaults(({ operation }) =>
 				operation === 'deleteRows' ? { status: 503 } : undefined,
 			);
 			if (first.state === 'claimed')
-				await durableRecord.release(context, 'release', 'message-1', first.claimId);
+				await record.release(context, 'release', 'message-1', first.claimId);
 			fixture.api.setFaults(({ operation }) =>
 				operation === 'deleteRows' ? { status: 503 } : undefined,
 			);
-			results.push((await durableRecord.claim(context, 'release', 'message-1')).state);
+			results.push((await record.claim(context, 'release', 'message-1')).state);
 		});
 		expect(results).toEqual(['claimed', 'claimed']);
 		const running = () => runningRowsOf('release|message-1');
@@ -79,7 +79,7 @@ describe('the record when n8n API writes do not go through', () => {
 				operation === 'getRows' || operation === 'deleteRows' ? { status: 500 } : undefined,
 			);
 			results.push(
-				await durableRecord.claim(context, 'stuck', 'message-1').then(
+				await record.claim(context, 'stuck', 'message-1').then(
 					(claim) => claim.state,
 					(error: Error) => error.message,
 				),
@@ -87,7 +87,7 @@ describe('the record when n8n API writes do not go through', () => {
 			fixture.api.setFaults(({ operation }) =>
 				operation === 'deleteRows' ? { status: 500 } : undefined,
 			);
-			results.push((await durableRecord.claim(context, 'stuck', 'message-1')).state);
+			results.push((await record.claim(context, 'stuck', 'message-1')).state);
 		});
 		expect(results).toEqual([expect.stringContaining("n8n's API did not answer"), 'claimed']);
 		const running = () => runningRowsOf('stuck|message-1');
@@ -101,10 +101,10 @@ describe('the record when n8n API writes do not go through', () => {
 		recordTiming.pendingRetryMs = 100;
 		const results: unknown[] = [];
 		await withRecord(async (context) => {
-			const claim = await durableRecord.claim(context, 'late', 'event-1');
+			const claim = await record.claim(context, 'late', 'event-1');
 			fixture.api.setFaults(() => ({ status: 429, retryAfterSeconds: 1 }));
 			results.push(
-				await durableRecord.markDoneAndKeepTrying(
+				await record.markDoneAndKeepTrying(
 					context,
 					'late',
 					'event-1',
@@ -112,8 +112,8 @@ describe('the record when n8n API writes do not go through', () => {
 					claim.state === 'claimed' ? claim.claimId : undefined,
 				),
 			);
-			results.push(await durableRecord.check(context, 'late', 'event-1'));
-			results.push(await durableRecord.claim(context, 'late', 'event-1'));
+			results.push(await record.check(context, 'late', 'event-1'));
+			results.push(await record.claim(context, 'late', 'event-1'));
 		});
 		expect(results).toEqual([
 			'pending',

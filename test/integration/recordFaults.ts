@@ -10,7 +10,7 @@ import { sleep, type IDataObject } from 'n8n-workflow';
 import { ContactCenterRecordApi } from '../../credentials/ContactCenterRecordApi.credentials';
 import { ContactCenterTrigger } from '../../nodes/ContactCenterTrigger/ContactCenterTrigger.node';
 import { ContactCenterSigningSecretApi } from '../../credentials/ContactCenterSigningSecretApi.credentials';
-import { recordTiming } from '../../nodes/shared/record/failure';
+import { recordTiming } from '../../nodes/shared/once/failure';
 import { createCredentialStore, type CredentialStore } from '../harness';
 import { startDataTableApi, type DataTableApi, type FaultRule } from '../harness/data-table-api';
 import {
@@ -169,7 +169,7 @@ export async function waitFor(condition: () => boolean, timeoutMs = 10_000) {
 	expect(condition()).toBe(true);
 }
 
-/** A write back trigger (version 3) workflow with a fresh downstream log; `queueMode`: runs as on a worker. */
+/** A write back trigger workflow with a fresh downstream log; `queueMode`: runs as on a worker. */
 export function writeBackFlow(credentials: CredentialStore, queueMode = false): FlowOptions {
 	return {
 		database: createFlowDatabase(),
@@ -177,7 +177,7 @@ export function writeBackFlow(credentials: CredentialStore, queueMode = false): 
 		typeVersion: 3,
 		parameters: { endpoint: 'writeBack' },
 		credentials,
-		workflowId: queueMode ? 'v3-queue-faults' : 'v3-faults',
+		workflowId: queueMode ? 'queue-faults' : 'faults',
 		queueMode,
 	};
 }

@@ -5,7 +5,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { recordTiming } from '../../nodes/shared/record/failure';
+import { recordTiming } from '../../nodes/shared/once/failure';
 import { startSimulator } from '../simulator';
 import { runContactCenter, sendParameters, type Simulator } from './contactCenterFixture';
 import { FAULT_PATTERNS, RECORD_TABLE, useRecordApi } from './recordFaults';

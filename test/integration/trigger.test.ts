@@ -1,16 +1,23 @@
-import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import {
+	resolveWebhookDescriptionField,
+	webhookDescriptionIsNativelyResolvable,
+	type IDataObject,
+	type INodeParameters,
+} from 'n8n-workflow';
 
 import { ContactCenterSigningSecretApi } from '../../credentials/ContactCenterSigningSecretApi.credentials';
 import { ContactCenterTrigger } from '../../nodes/ContactCenterTrigger/ContactCenterTrigger.node';
-import {
-	DEDUP_STATIC_KEY,
-	fingerprintOf,
-	PERSISTED_RECORD_LENGTH,
-} from '../../nodes/ContactCenterTrigger/helpers/dedup';
 import { createCredentialStore, runWebhook } from '../harness';
 import type { CredentialStore, RunWebhookResult } from '../harness';
+import {
+	createFlowDatabase,
+	deliver,
+	type Delivery,
+	type FlowOptions,
+} from '../harness/run-trigger-flow';
 import { buildWorkflow } from '../harness/workflow-setup';
 import { DEFAULT_SIGNING_SECRET, signBody } from '../simulator';
+import { newKeys, recordRows, useRecordApi } from './recordFaults';
 
 const CREDENTIAL = 'contactCenterSigningSecretApi';
 
@@ -23,30 +30,34 @@ function credentialsWith(secret: string): CredentialStore {
 
 const credentials = credentialsWith(DEFAULT_SIGNING_SECRET);
 
+/** The record (the stand-in of n8n's data table API) for write backs on the production URL. */
+const record = useRecordApi();
+
 interface CallOptions {
 	parameters: INodeParameters;
 	/** The exact body bytes; objects are sent as compact JSON. */
 	body: IDataObject | string | Buffer;
 	/** Overrides the computed signature; null sends no header. */
 	signature?: string | string[] | null;
-	staticData?: IDataObject;
+	/**
+	 * Default JSON. n8n 2.41 itself refuses a body sent as JSON that does not parse (422) before
+	 * the trigger runs, so bodies that are not JSON are sent as text.
+	 */
+	contentType?: string;
 	credentialStore?: CredentialStore;
-	/** Defaults to one workflow per test: the trigger keeps idempotency keys per workflow in memory. */
-	workflowId?: string;
+	/**
+	 * Default: the production URL, except for write backs: the editor's test URL, which keeps no
+	 * record (the production URL's record is tested with the record below).
+	 */
+	mode?: 'webhook' | 'manual';
 }
-
-let testWorkflowId = '';
-let testCount = 0;
-beforeEach(() => {
-	testWorkflowId = `trigger-test-workflow-${++testCount}`;
-});
 
 async function call(options: CallOptions): Promise<RunWebhookResult> {
 	const rawBody = Buffer.isBuffer(options.body)
 		? options.body
 		: Buffer.from(typeof options.body === 'string' ? options.body : JSON.stringify(options.body));
 	const headers: Record<string, string | string[]> = {
-		'content-type': 'application/json',
+		'content-type': options.contentType ?? 'application/json',
 		accept: 'application/json',
 	};
 	if (options.signature !== null) {
@@ -54,36 +65,43 @@ async function call(options: CallOptions): Promise<RunWebhookResult> {
 	}
 	return await runWebhook({
 		nodeType: new ContactCenterTrigger(),
-		typeVersion: 1,
 		parameters: options.parameters,
 		credentials: options.credentialStore ?? credentials,
-		staticData: options.staticData,
-		workflowId: options.workflowId ?? testWorkflowId,
-		// With `options.binaryData` n8n leaves the body unparsed: the trigger reads only the raw bytes.
-		request: { method: 'POST', headers, rawBody, body: {}, query: {} },
+		mode: options.mode ?? (options.parameters.endpoint === 'writeBack' ? 'manual' : 'webhook'),
+		// n8n parses a JSON body and keeps its exact bytes on rawBody, which the trigger checks.
+		request: { method: 'POST', headers, rawBody, query: {} },
 	});
 }
 
-/** Evaluates the webhook description as n8n's webhook handler does for the given parameters. */
+const [webhookDescription] = new ContactCenterTrigger().description.webhooks ?? [];
+
+/** The webhook settings n8n serves for the parameters, by its expression engine and by its native resolvers. */
 function webhookSettings(parameters: INodeParameters) {
-	const nodeType = new ContactCenterTrigger();
-	const { workflow, node } = buildWorkflow({ nodeType, parameters, typeVersion: 1 });
-	const [webhook] = nodeType.description.webhooks ?? [];
-	const evaluate = (value: unknown) =>
-		workflow.expression.getSimpleParameterValue(node, value as string, 'webhook', {});
+	const { workflow, node } = buildWorkflow({ nodeType: new ContactCenterTrigger(), parameters });
+	const fields = ['path', 'responseMode', 'responseCode'] as const;
+	const evaluated = Object.fromEntries(
+		fields.map((field) => [
+			field,
+			workflow.expression.getSimpleParameterValue(
+				node,
+				webhookDescription[field] as string,
+				'webhook',
+				{},
+			),
+		]),
+	);
+	const native = Object.fromEntries(
+		fields.map((field) => {
+			return [field, resolveWebhookDescriptionField(node, webhookDescription, field)];
+		}),
+	);
 	return {
-		path: evaluate(webhook.path),
-		httpMethod: webhook.httpMethod,
-		responseMode: evaluate(webhook.responseMode),
-		responseCode: evaluate(webhook.responseCode),
-		responseData: webhook.responseData,
-		// n8n's parseRequestBody skips body parsing for version 1 nodes when this is true.
-		binaryData: workflow.expression.getSimpleParameterValue(
-			node,
-			'={{$parameter["options"]["binaryData"]}}',
-			'webhook',
-			{},
-		),
+		evaluated: {
+			...evaluated,
+			httpMethod: webhookDescription.httpMethod,
+			responseData: webhookDescription.responseData,
+		},
+		native,
 	};
 }
 
@@ -113,22 +131,6 @@ const notification = {
 	messages: ['Attribute email: value too long'],
 };
 
-/** The saved keys of the trigger's static data, oldest first, as `fingerprint state` pairs. */
-function savedKeys(staticData: IDataObject): string[] {
-	const saved = (staticData['node:Contact Center Trigger'] as IDataObject | undefined)?.[
-		DEDUP_STATIC_KEY
-	] as { records?: unknown } | undefined;
-	const records = typeof saved?.records === 'string' ? saved.records : '';
-	const pairs: string[] = [];
-	for (let start = 0; start < records.length; start += PERSISTED_RECORD_LENGTH) {
-		const record = records.slice(start, start + PERSISTED_RECORD_LENGTH);
-		pairs.push(`${record.slice(0, 12)} ${record.slice(-1)}`);
-	}
-	return pairs;
-}
-
-const savedKey = (key: string, state: 'd' | 'p') => `${fingerprintOf(key)} ${state}`;
-
 function expectNoRun(result: RunWebhookResult) {
 	expect(result.workflowData).toBeUndefined();
 }
@@ -140,36 +142,47 @@ function expectRejected(result: RunWebhookResult, status: number, message: strin
 	expect((result.responseBody as IDataObject).message).toMatch(message);
 }
 
-describe('Contact Center Trigger v1: how n8n serves each endpoint', () => {
+describe('Contact Center Trigger: how n8n serves each endpoint', () => {
+	it('resolves the webhook without the expression engine', () => {
+		expect(webhookDescriptionIsNativelyResolvable(webhookDescription)).toBe(true);
+	});
+
 	it.each([
-		['lookup', {}, 'lookup', 'responseNode', 404],
+		['lookup', { endpoint: 'lookup' }, 'lookup', 'responseNode', 404],
 		[
 			'lookup, 500 when no response',
-			{ ifNoResponse: 'serverError' },
+			{ endpoint: 'lookup', ifNoResponse: 'serverError' },
 			'lookup',
 			'responseNode',
 			500,
 		],
-		['write back, immediately', {}, 'write-back', 'onReceived', 200],
+		['write back', { endpoint: 'writeBack' }, 'write-back', 'responseNode', 200],
 		[
-			'write back, when finished',
-			{ responseTiming: 'whenFinished' },
+			'write back, answered immediately',
+			{ endpoint: 'writeBack', respond: 'immediately' },
 			'write-back',
-			'lastNode',
+			'responseNode',
 			200,
 		],
-		['notification', {}, 'notification', 'onReceived', 204],
-	])('%s', (_label, extra, path, responseMode, responseCode) => {
-		const endpoint = path === 'write-back' ? 'writeBack' : path;
-		expect(webhookSettings({ endpoint, ...extra })).toEqual({
-			path,
-			httpMethod: 'POST',
-			responseMode,
-			responseCode,
-			responseData: 'noData',
-			binaryData: true,
-		});
-	});
+		['notification', { endpoint: 'notification' }, 'notification', 'onReceived', 204],
+	])(
+		'%s: the native resolvers and the editor templates agree',
+		(_label, parameters, path, responseMode, responseCode) => {
+			const { evaluated, native } = webhookSettings(parameters);
+			expect(evaluated).toEqual({
+				path,
+				httpMethod: 'POST',
+				responseMode,
+				responseCode,
+				responseData: 'noData',
+			});
+			expect(native).toEqual({
+				path: { resolved: true, value: path },
+				responseMode: { resolved: true, value: responseMode },
+				responseCode: { resolved: true, value: responseCode },
+			});
+		},
+	);
 
 	it('registers nothing remotely, but refuses to activate with a signing secret that cannot work', async () => {
 		const methods = new ContactCenterTrigger().webhookMethods.default;
@@ -178,7 +191,7 @@ describe('Contact Center Trigger v1: how n8n serves each endpoint', () => {
 				getCredentials: async () => ({ secret }),
 				getNode: () => ({
 					name: 'Contact Center Trigger',
-					typeVersion: 1,
+					typeVersion: 3,
 					credentials: selected
 						? { contactCenterSigningSecretApi: { id: '1', name: 'secret' } }
 						: undefined,
@@ -197,7 +210,7 @@ describe('Contact Center Trigger v1: how n8n serves each endpoint', () => {
 	});
 });
 
-describe('Contact Center Trigger v1: signature check on every endpoint', () => {
+describe('Contact Center Trigger: signature check on every endpoint', () => {
 	const endpoints: Array<[string, IDataObject]> = [
 		['lookup', lookupBody],
 		['writeBack', writeBack()],
@@ -269,14 +282,18 @@ describe('Contact Center Trigger v1: signature check on every endpoint', () => {
 
 		it('checks the signature before parsing: unsigned non-JSON gets 401, not 400', async () => {
 			expectRejected(
-				await call({ parameters, body: '{not json', signature: null }),
+				await call({ parameters, body: '{not json', contentType: 'text/plain', signature: null }),
 				401,
 				/missing/,
 			);
 		});
 
 		it('answers 400 and runs nothing for a correctly signed body that is not JSON', async () => {
-			expectRejected(await call({ parameters, body: '{not json' }), 400, /not valid JSON/);
+			expectRejected(
+				await call({ parameters, body: '{not json', contentType: 'text/plain' }),
+				400,
+				/not valid JSON/,
+			);
 		});
 
 		it('answers 400 for a correctly signed JSON body that is not an object', async () => {
@@ -316,7 +333,7 @@ describe('Contact Center Trigger v1: signature check on every endpoint', () => {
 	});
 });
 
-describe('Contact Center Trigger v1: lookup', () => {
+describe('Contact Center Trigger: lookup', () => {
 	it('outputs the lookup attributes as sent, whatever their names', async () => {
 		const body = { email: 'ana@example.com', customerNumber: '42', 'phone number': '+3212345678' };
 		const result = await call({ parameters: { endpoint: 'lookup' }, body });
@@ -324,7 +341,7 @@ describe('Contact Center Trigger v1: lookup', () => {
 	});
 });
 
-describe('Contact Center Trigger v1: write back events', () => {
+describe('Contact Center Trigger: write back events', () => {
 	it.each(['CONVERSATION_RESOLVED', 'CONVERSATION_SET_TO_PENDING'])(
 		'runs for %s by default, passing the payload on as sent',
 		async (type) => {
@@ -334,28 +351,25 @@ describe('Contact Center Trigger v1: write back events', () => {
 		},
 	);
 
-	it('answers 2xx and runs nothing for an unselected type', async () => {
+	it('answers 200 "ignored" and runs nothing for an unselected type, without a call to the record', async () => {
+		const [key] = newKeys('unselected', 1);
+		const callsBefore = record.api.calls.length;
 		const result = await call({
 			parameters: { endpoint: 'writeBack', events: ['CONVERSATION_RESOLVED'] },
-			body: writeBack({ type: 'CONVERSATION_SET_TO_PENDING' }),
+			body: writeBack({ type: 'CONVERSATION_SET_TO_PENDING', idempotencyKey: key }),
+			credentialStore: record.credentials,
+			mode: 'webhook',
 		});
 		expectNoRun(result);
-		// No response written by the node: n8n answers with the webhook's responseCode (200).
-		expect(result.responseStatus).toBeUndefined();
-		expect(result.webhookResponse).toEqual({
+		expect(result.noWebhookResponse).toBe(true);
+		expect(result.responseStatus).toBe(200);
+		expect(result.responseBody).toEqual({
 			received: true,
-			ignored: 'Write back type "CONVERSATION_SET_TO_PENDING" is not selected',
+			duplicate: false,
+			idempotencyKey: key,
+			status: 'ignored',
 		});
-	});
-
-	it('does not record the key of an unselected delivery', async () => {
-		const staticData: IDataObject = {};
-		await call({
-			parameters: { endpoint: 'writeBack', events: ['CONVERSATION_RESOLVED'] },
-			body: writeBack({ type: 'CONVERSATION_SET_TO_PENDING' }),
-			staticData,
-		});
-		expect(JSON.stringify(staticData)).not.toContain('idem-1');
+		expect(record.api.calls.length).toBe(callsBefore);
 	});
 
 	it('passes unknown types and versions on as sent', async () => {
@@ -378,7 +392,8 @@ describe('Contact Center Trigger v1: write back events', () => {
 			body: { type: 'CONTACT_MERGED', version: 1, idempotencyKey: 'k-u2', data: {} },
 		});
 		expectNoRun(result);
-		expect(result.webhookResponse).toMatchObject({ received: true });
+		expect(result.responseStatus).toBe(200);
+		expect(result.responseBody).toMatchObject({ received: true, status: 'ignored' });
 	});
 
 	it('passes a payload without type (an unknown kind) on when "Any Other Type" is selected', async () => {
@@ -407,178 +422,93 @@ describe('Contact Center Trigger v1: write back events', () => {
 	});
 });
 
-describe('Contact Center Trigger v1: deduplication by idempotency key', () => {
-	/** n8n saves static data as JSON and loads it fresh for the next request. */
-	const persisted = (staticData: IDataObject) =>
-		JSON.parse(JSON.stringify(staticData)) as IDataObject;
-
-	it('runs a delivery once: a redelivery of an accepted key is answered 2xx and runs nothing', async () => {
-		let staticData: IDataObject = {};
-		const parameters = { endpoint: 'writeBack' };
-		const first = await call({ parameters, body: writeBack(), staticData });
-		expect(first.workflowData).toHaveLength(1);
-
-		staticData = persisted(staticData);
-		const again = await call({ parameters, body: writeBack(), staticData });
-		expectNoRun(again);
-		expect(again.responseStatus).toBeUndefined();
-		expect(again.webhookResponse).toEqual({
-			received: true,
-			duplicate: true,
-			idempotencyKey: 'idem-1',
+describe('Contact Center Trigger: the record of write backs on the production URL', () => {
+	const production = (body: IDataObject, extra: Partial<CallOptions> = {}) =>
+		call({
+			parameters: { endpoint: 'writeBack' },
+			body,
+			credentialStore: record.credentials,
+			mode: 'webhook',
+			...extra,
 		});
+	const rowsOf = (key: string) =>
+		recordRows(record.api, record.apiKey).filter((row) =>
+			String(row.recordKey).endsWith(`|${key}`),
+		);
 
-		const other = await call({
-			parameters,
-			body: writeBack({ idempotencyKey: 'idem-2' }),
-			staticData,
-		});
-		expect(other.workflowData).toHaveLength(1);
-	});
-
-	it('copies the keys into the static data of the trigger node, oldest first', async () => {
-		const staticData: IDataObject = {};
-		const parameters = { endpoint: 'writeBack' };
-		await call({ parameters, body: writeBack(), staticData });
-		await call({ parameters, body: writeBack({ idempotencyKey: 'idem-2' }), staticData });
-		expect((staticData['node:Contact Center Trigger'] as IDataObject)[DEDUP_STATIC_KEY]).toEqual({
-			records: expect.any(String),
-			writtenBy: expect.any(String),
-		});
-		expect(savedKeys(staticData)).toEqual([savedKey('idem-1', 'd'), savedKey('idem-2', 'd')]);
-	});
-
-	it('recognises a redelivery even when n8n did not save the static data of the accepting call', async () => {
-		// n8n 2.41 drops static data changed by a webhook call that starts a run (helpers/dedup.ts).
-		const parameters = { endpoint: 'writeBack' };
-		for (const key of ['idem-1', 'idem-2', 'idem-3']) {
-			const accepted = await call({
-				parameters,
-				body: writeBack({ idempotencyKey: key }),
-				staticData: {},
-			});
-			expect(accepted.workflowData).toHaveLength(1);
-		}
-		const saved: IDataObject = {};
-		for (const key of ['idem-2', 'idem-3', 'idem-1']) {
-			expectNoRun(
-				await call({ parameters, body: writeBack({ idempotencyKey: key }), staticData: saved }),
-			);
-		}
-		// The call that starts no run is saved by n8n, and it carries every key.
-		expect(savedKeys(persisted(saved))).toEqual([
-			savedKey('idem-2', 'd'),
-			savedKey('idem-3', 'd'),
-			savedKey('idem-1', 'd'),
+	it("takes a signed delivery's key in the record before its run; a redelivery meanwhile is answered 409 and runs nothing", async () => {
+		const [key] = newKeys('taken', 1);
+		const first = await production(writeBack({ idempotencyKey: key }));
+		const [claim] = rowsOf(key);
+		expect(rowsOf(key).map((row) => row.state)).toEqual(['running']);
+		// The claim's row id goes to the run beside the item's json, which the workflow never sees.
+		expect(first.workflowData).toEqual([
+			[{ json: writeBack({ idempotencyKey: key }), contactCenterClaimId: claim.id }],
 		]);
-	});
-
-	it('recognises a redelivery after an n8n restart from the saved static data', async () => {
-		const parameters = { endpoint: 'writeBack' };
-		const staticData: IDataObject = {};
-		await call({ parameters, body: writeBack(), staticData, workflowId: 'before-restart' });
-		// A new process has no keys in memory: only the saved static data knows the key.
-		const again = await call({
-			parameters,
-			body: writeBack(),
-			staticData: persisted(staticData),
-			workflowId: 'after-restart',
-		});
+		const again = await production(writeBack({ idempotencyKey: key }));
 		expectNoRun(again);
-	});
-
-	it('keeps one set of keys per workflow', async () => {
-		const parameters = { endpoint: 'writeBack' };
-		const first = await call({ parameters, body: writeBack(), staticData: {}, workflowId: 'wf-a' });
-		const second = await call({
-			parameters,
-			body: writeBack(),
-			staticData: {},
-			workflowId: 'wf-b',
+		expect(again.responseStatus).toBe(409);
+		expect(again.responseBody).toEqual({
+			received: false,
+			duplicate: true,
+			idempotencyKey: key,
+			status: 'inProgress',
 		});
-		expect(first.workflowData).toHaveLength(1);
-		expect(second.workflowData).toHaveLength(1);
 	});
 
-	it('runs every delivery that carries no idempotency key', async () => {
-		const staticData: IDataObject = {};
-		const body = writeBack({ idempotencyKey: undefined });
+	it('checks the signature before the record: a refused delivery makes no call to it', async () => {
+		const [key] = newKeys('unsigned', 1);
+		const callsBefore = record.api.calls.length;
+		expectRejected(
+			await production(writeBack({ idempotencyKey: key }), { signature: null }),
+			401,
+			/missing/,
+		);
+		expect(record.api.calls.length).toBe(callsBefore);
+	});
+
+	it('keeps no record for calls to the test URL', async () => {
+		const [key] = newKeys('test-url', 1);
+		const callsBefore = record.api.calls.length;
 		for (let i = 0; i < 2; i++) {
-			const result = await call({ parameters: { endpoint: 'writeBack' }, body, staticData });
+			const result = await production(writeBack({ idempotencyKey: key }), { mode: 'manual' });
 			expect(result.workflowData).toHaveLength(1);
 		}
+		expect(record.api.calls.length).toBe(callsBefore);
 	});
 
-	it('"when the workflow finishes": a redelivery after a failed run runs again, so no event is lost', async () => {
-		let staticData: IDataObject = {};
-		const parameters = { endpoint: 'writeBack', responseTiming: 'whenFinished' };
-
-		// 1st delivery: the run starts and fails; n8n answers 500 (lastNode mode), the service retries.
-		const first = await call({ parameters, body: writeBack(), staticData });
-		expect(first.workflowData).toHaveLength(1);
-		expect(webhookSettings(parameters).responseMode).toBe('lastNode');
-
-		// Retry an hour later, with the static data n8n saved after the failed run.
-		staticData = persisted(staticData);
-		const retry = await call({ parameters, body: writeBack(), staticData });
-		expect(retry.workflowData).toEqual(first.workflowData);
-		expect(savedKeys(staticData)).toEqual([savedKey('idem-1', 'p')]);
-	});
-
-	it('"when the workflow finishes" still skips a key that was accepted at once before', async () => {
-		const staticData: IDataObject = {};
-		await call({ parameters: { endpoint: 'writeBack' }, body: writeBack(), staticData });
-		const later = await call({
-			parameters: { endpoint: 'writeBack', responseTiming: 'whenFinished' },
-			body: writeBack(),
-			staticData,
-		});
-		expectNoRun(later);
-		expect(later.webhookResponse).toMatchObject({ duplicate: true });
-	});
-
-	it('"immediately" accepts a key left pending by a failed run and then skips it', async () => {
-		const staticData: IDataObject = {};
-		await call({
-			parameters: { endpoint: 'writeBack', responseTiming: 'whenFinished' },
-			body: writeBack(),
-			staticData,
-		});
-		const now = await call({
-			parameters: { endpoint: 'writeBack' },
-			body: writeBack(),
-			staticData,
-		});
-		expect(now.workflowData).toHaveLength(1);
-		const after = await call({
-			parameters: { endpoint: 'writeBack' },
-			body: writeBack(),
-			staticData,
-		});
-		expectNoRun(after);
+	it('runs every delivery that carries no idempotency key, without a call to the record', async () => {
+		const callsBefore = record.api.calls.length;
+		const body = writeBack({ idempotencyKey: undefined });
+		for (let i = 0; i < 2; i++) expect((await production(body)).workflowData).toHaveLength(1);
+		expect(record.api.calls.length).toBe(callsBefore);
 	});
 
 	it('does not deduplicate lookups or notifications', async () => {
-		const staticData: IDataObject = {};
+		const callsBefore = record.api.calls.length;
 		for (const [endpoint, body] of [
 			['lookup', { ...lookupBody, idempotencyKey: 'x' }],
 			['notification', { ...notification, idempotencyKey: 'x' }],
 		] as Array<[string, IDataObject]>) {
 			for (let i = 0; i < 2; i++) {
-				const result = await call({ parameters: { endpoint }, body, staticData });
+				const result = await call({
+					parameters: { endpoint },
+					body,
+					credentialStore: record.credentials,
+				});
 				expect(result.workflowData).toHaveLength(1);
 			}
 		}
-		expect(staticData).toEqual({});
+		expect(record.api.calls.length).toBe(callsBefore);
 	});
 });
 
-describe('Contact Center Trigger v1: notification', () => {
+describe('Contact Center Trigger: notification', () => {
 	it('passes DATA_IMPORT_ERROR on as sent (n8n answers 204 without a body)', async () => {
 		const result = await call({ parameters: { endpoint: 'notification' }, body: notification });
 		expect(result.workflowData).toEqual([[{ json: notification }]]);
 		expect(result.responseStatus).toBeUndefined();
-		expect(webhookSettings({ endpoint: 'notification' })).toMatchObject({
+		expect(webhookSettings({ endpoint: 'notification' }).evaluated).toMatchObject({
 			responseMode: 'onReceived',
 			responseCode: 204,
 			responseData: 'noData',
@@ -597,7 +527,7 @@ describe('Contact Center Trigger v1: notification', () => {
 	});
 });
 
-describe('Contact Center Trigger v1: credential test', () => {
+describe('Contact Center Trigger: credential test', () => {
 	const test = new ContactCenterTrigger().methods.credentialTest.contactCenterSigningSecretTest;
 	const run = async (secret: unknown) =>
 		await test.call({} as never, {
@@ -620,5 +550,92 @@ describe('Contact Center Trigger v1: credential test', () => {
 		expect(result.status).toBe('Error');
 		expect(result.message).toMatch(/^Contact Center Signing Secret API: /);
 		expect(result.message).toMatch(detail);
+	});
+});
+
+/** The trigger's webhook call and then its run through n8n-core, as n8n serves a production call. */
+function flowFor(
+	parameters: IDataObject,
+	credentialStore: CredentialStore = credentials,
+): FlowOptions {
+	return {
+		database: createFlowDatabase(),
+		triggerType: new ContactCenterTrigger(),
+		typeVersion: 3,
+		parameters,
+		credentials: credentialStore,
+		workflowId: 'trigger-flow',
+	};
+}
+
+function signedWith(secret: string, body: IDataObject): Delivery {
+	const rawBody = Buffer.from(JSON.stringify(body));
+	return {
+		rawBody,
+		headers: {
+			'content-type': 'application/json',
+			'x-service-signature': signBody(secret, rawBody),
+		},
+	};
+}
+
+describe('Contact Center Trigger: lookup answered by the trigger when no Respond to Lookup did', () => {
+	it('answers 404 with an empty body and no JSON content type after a run that found nobody', async () => {
+		const result = await deliver(
+			flowFor({ endpoint: 'lookup' }),
+			signedWith(DEFAULT_SIGNING_SECRET, { email: 'x@example.com' }),
+		);
+		expect(result.status).toBe(404);
+		expect(result.body).toBe('');
+		expect(result.headers).toEqual({});
+	});
+
+	it('answers 500 when "If No Response Is Sent" says so', async () => {
+		const result = await deliver(
+			flowFor({ endpoint: 'lookup', ifNoResponse: 'serverError' }),
+			signedWith(DEFAULT_SIGNING_SECRET, { email: 'x@example.com' }),
+		);
+		expect(result.status).toBe(500);
+	});
+
+	it('answers a failed lookup run 500 itself (n8n 2.33 to 2.37 would answer 200 first), not 404', async () => {
+		const result = await deliver(
+			flowFor({ endpoint: 'lookup' }),
+			signedWith(DEFAULT_SIGNING_SECRET, { failThisRun: true }),
+		);
+		expect(result.status).toBe(500);
+		const body = typeof result.body === 'string' ? JSON.parse(result.body) : result.body;
+		expect(body).toEqual({ message: 'The workflow run failed; the call was not processed' });
+	});
+});
+
+describe('Contact Center Trigger: signing key reuse', () => {
+	const OTHER_SECRET = 'a1'.repeat(32);
+
+	afterEach(() => jest.restoreAllMocks());
+
+	it('reads the credential once a minute, takes a new secret at once, and keeps accepting the replaced one for at most a minute', async () => {
+		const store = credentialsWith(DEFAULT_SIGNING_SECRET);
+		const reads = jest.spyOn(store, 'getDecrypted');
+		const notificationFlow = flowFor({ endpoint: 'notification' }, store);
+		const start = Date.now();
+		const clock = jest.spyOn(Date, 'now').mockReturnValue(start);
+		const body = { eventType: 'DATA_IMPORT_ERROR', messages: [] };
+		const statusOf = async (secret: string) =>
+			(await deliver(notificationFlow, signedWith(secret, body))).status;
+
+		for (let i = 0; i < 3; i++) expect(await statusOf(DEFAULT_SIGNING_SECRET)).toBe(200);
+		expect(reads).toHaveBeenCalledTimes(1);
+
+		store.set(CREDENTIAL, { secret: OTHER_SECRET });
+		expect(await statusOf(OTHER_SECRET)).toBe(200);
+		expect(reads).toHaveBeenCalledTimes(2);
+
+		store.set(CREDENTIAL, { secret: DEFAULT_SIGNING_SECRET });
+		// Signed with the replaced secret, within the minute: still accepted.
+		expect(await statusOf(OTHER_SECRET)).toBe(200);
+		clock.mockReturnValue(start + 61_000);
+		expect(await statusOf(OTHER_SECRET)).toBe(401);
+		expect(await statusOf(DEFAULT_SIGNING_SECRET)).toBe(200);
 	});
 });

@@ -4,7 +4,7 @@ import {
 	describeSignatureFailure,
 	readHeader,
 	verifySignature,
-} from '../../nodes/ContactCenterTrigger/helpers/signature';
+} from '../../nodes/ContactCenterTrigger/signature';
 import { DEFAULT_SIGNING_SECRET, signBody } from '../simulator';
 
 // The simulator's default signing secret, a public test vector (not a real secret).

@@ -2,8 +2,8 @@ import {
 	DEFAULT_RECORD_WINDOWS,
 	MAX_RECORD_RETENTION_MS,
 	type RecordRow,
-} from '../../nodes/shared/record/rows';
-import { SWEEP_EVERY_MS, ScopeIndex } from '../../nodes/shared/record/scopeIndex';
+} from '../../nodes/shared/once/rows';
+import { SWEEP_EVERY_MS, ScopeIndex } from '../../nodes/shared/once/scopeIndex';
 
 const NOW = Date.UTC(2026, 10, 25, 12);
 const KEY = 'writeBack:hook|key-1';

@@ -1,13 +1,11 @@
-import { DEFAULT_RECORD_WINDOWS } from '../../shared/record/rows';
+import { DEFAULT_RECORD_WINDOWS } from './rows';
 
 /**
- * The write backs this n8n process is handling right now, by record row key: from the webhook
- * call until the key is recorded done or given up. In one n8n process (see
- * ../helpers/receivedHere.ts) a hold replaces the claim row in the durable record, so a new
- * delivery costs one insert there (see durableRecord.check's fromIndex) instead of an insert, a
- * read and an update; during the
- * webhook call of a claim in the record it keeps such a delivery from slipping past that claim
- * before its row is written. Nothing here has to outlive the process: a run dies with it.
+ * The work this n8n process is handling right now, by row key: from its begin until it is
+ * finished or abandoned. In the one-process strategy a hold replaces the claim row in the record,
+ * so a new delivery costs one insert there instead of an insert, a read and an update; in the
+ * shared-table strategy it keeps a second call of this process from slipping past a claim before
+ * its row is written. Nothing here has to outlive the process: the work dies with it.
  */
 const holds = new Map<string, number>();
 

@@ -1,6 +1,6 @@
 import { sleep } from 'n8n-workflow';
 
-import { inBatch } from '../../nodes/shared/record/batches';
+import { inBatch } from '../../nodes/shared/once/batches';
 
 describe('inBatch', () => {
 	test('a call on an idle lane goes out alone; calls arriving meanwhile share the next batch', async () => {

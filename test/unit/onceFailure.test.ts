@@ -6,7 +6,7 @@ import {
 	recordRetryDelayMs,
 	statusOf,
 	textAnswerFailure,
-} from '../../nodes/shared/record/failure';
+} from '../../nodes/shared/once/failure';
 
 describe('a failed call to the record', () => {
 	const sizeLimit = 'Data table size limit exceeded: 20MB used, limit is 0MB';

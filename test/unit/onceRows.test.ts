@@ -10,7 +10,7 @@ import {
 	ownClaimRows,
 	rowsOf,
 	type RecordRow,
-} from '../../nodes/shared/record/rows';
+} from '../../nodes/shared/once/rows';
 
 const NOW = Date.UTC(2026, 10, 25, 12, 0, 0);
 const row = (id: number, state: RecordRow['state'], ageMs = 0, detail = ''): RecordRow => ({
@@ -36,6 +36,12 @@ describe('decideClaim', () => {
 
 	test('a done row within the retention wins over every claim, with its detail', () => {
 		const done = row(2, 'done', 60 * 60 * 1000, 'msg-1');
+		expect(decideClaim([done, row(8, 'running')], 8, NOW)).toEqual({ state: 'done', row: done });
+	});
+
+	test("a done row counts through the service's last redelivery, 63 hours after the first", () => {
+		const lastRedeliveryMs = (1 + 2 + 4 + 8 + 16 + 32) * 60 * 60 * 1000;
+		const done = row(2, 'done', lastRedeliveryMs);
 		expect(decideClaim([done, row(8, 'running')], 8, NOW)).toEqual({ state: 'done', row: done });
 	});
 

@@ -6,8 +6,7 @@ import {
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 
-import { credentialNotSelected } from '../../shared/credentialSelection';
-import { durableRecord } from '../../shared/record';
+import { credentialNotSelected } from '../shared/credentialSelection';
 import { parseJsonObjectBody } from './body';
 import {
 	getRawBody,
@@ -23,7 +22,6 @@ import {
 	verifySignature,
 } from './signature';
 import { credentialProblemDescription, SIGNING_SECRET_CREDENTIAL } from './description';
-import { writeBackScopeOf } from '../v3/webhookPhase';
 
 export type SignedBody =
 	| { ok: true; body: IDataObject }
@@ -123,35 +121,12 @@ export async function readSignedBody(context: IWebhookFunctions): Promise<Signed
 	return { ok: true, body: parsed.value };
 }
 
-/**
- * The service has no API to register URLs: the user pastes the URL into its settings, so nothing
- * is checked, created or deleted remotely. Activation still checks the signing secret, and for a
- * version 3 write back the durable record (creating its data table), so that a broken one fails
- * there with a clear message instead of failing every call later.
- */
-export const webhookMethods = {
-	default: {
-		async checkExists(this: IHookFunctions): Promise<boolean> {
-			const signingKey = await signingKeyOf(this);
-			if (!signingKey.ok) {
-				throw new NodeOperationError(this.getNode(), signingKey.message, {
-					description: credentialProblemDescription,
-				});
-			}
-			const endpoint = this.getNodeParameter('endpoint', 'lookup') as string;
-			if (endpoint === 'writeBack' && this.getNode().typeVersion >= 3) {
-				await durableRecord.ensureReady(this);
-				// Activation (and n8n's start) loads the record anew: rows deleted by hand count now.
-				durableRecord.forgetIndex(writeBackScopeOf(this));
-			}
-			return true;
-		},
-		async create(this: IHookFunctions): Promise<boolean> {
-			return true;
-		},
-		async delete(this: IHookFunctions): Promise<boolean> {
-			durableRecord.forgetIndex(writeBackScopeOf(this));
-			return true;
-		},
-	},
-};
+/** At activation: a signing secret that cannot verify any call fails the activation with the fix. */
+export async function checkSigningSecret(context: IHookFunctions): Promise<void> {
+	const signingKey = await signingKeyOf(context);
+	if (!signingKey.ok) {
+		throw new NodeOperationError(context.getNode(), signingKey.message, {
+			description: credentialProblemDescription,
+		});
+	}
+}

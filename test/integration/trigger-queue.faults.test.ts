@@ -1,9 +1,9 @@
 /**
- * Write back (trigger version 3) as in n8n queue mode (the run on a worker, which gets the item
+ * Write back as in n8n queue mode (the run on a worker, which gets the item
  * through the database: every claim is a row in the record) while n8n's public API stumbles. One
- * process's side: trigger-v3.faults.test.ts.
+ * process's side: trigger.faults.test.ts.
  */
-import { recordTiming } from '../../nodes/shared/record/failure';
+import { recordTiming } from '../../nodes/shared/once/failure';
 import { deliver, parseAnswer } from '../harness/run-trigger-flow';
 import {
 	FAULT_PATTERNS,
@@ -25,7 +25,7 @@ const rowsOfKey = (key: string) =>
 		String(row.recordKey).endsWith(`|${key}`),
 	);
 
-describe('write back v3 in queue mode (claims as rows), n8n API faults in the record calls', () => {
+describe('write back in queue mode (claims as rows), n8n API faults in the record calls', () => {
 	test.each(FAULT_PATTERNS)(
 		'$name: 24 write backs, 6 in flight: none run twice, none lost, no claim left, at least 95 % accepted at their first delivery',
 		async ({ name, rule, during }) => {

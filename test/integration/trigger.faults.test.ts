@@ -1,10 +1,10 @@
 /**
- * Write back (trigger version 3) in one n8n process while n8n's public API stumbles: the webhook
+ * Write back in one n8n process while n8n's public API stumbles: the webhook
  * call and the run through n8n-core, the record in the data table API stand-in with faults.
- * Queue mode (claims as rows) is trigger-v3-queue.faults.test.ts: which of the two a process is
+ * Queue mode (claims as rows) is trigger-queue.faults.test.ts: which of the two a process is
  * is learnt once per process, so each has its own test file.
  */
-import { recordTiming } from '../../nodes/shared/record/failure';
+import { recordTiming } from '../../nodes/shared/once/failure';
 import { deliver, parseAnswer } from '../harness/run-trigger-flow';
 import {
 	FAULT_PATTERNS,
@@ -29,7 +29,7 @@ const doneKeys = () =>
 			.map((row) => String(row.recordKey).split('|')[1]),
 	);
 
-describe('write back v3 in one process, n8n API faults in the record calls', () => {
+describe('write back in one process, n8n API faults in the record calls', () => {
 	test.each(FAULT_PATTERNS)(
 		'$name: 24 write backs, 6 in flight: none run twice, none lost, at least 95 % accepted at their first delivery',
 		async ({ name, rule, during }) => {

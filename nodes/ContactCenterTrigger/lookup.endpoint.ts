@@ -1,0 +1,70 @@
+import type {
+	IExecuteFunctions,
+	IExecuteResponsePromiseData,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
+
+import { LOOKUP_ANSWERED_FLAG, buildLookupHttpResponse } from '../shared/lookupResponse';
+import { answerFailedRun, jsonResponse, whenRunEnds } from './answers';
+
+/** The Lookup endpoint: the service asks for a contact's attributes (spec 2.9). */
+
+export const lookupProperties: INodeProperties[] = [
+	{
+		displayName:
+			'Paste this node\'s Production URL (see "Webhook URLs" above) into the service as the Lookup URL under Settings -> Integration & APIs -> CRM, put the secret key the service then shows into the signing secret credential, and activate the workflow. Answer each lookup with the Contact Center node\'s "Respond to Lookup" operation; a run that ends without it is answered by "If No Response Is Sent", in one n8n process and in queue mode alike.',
+		name: 'lookupNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { endpoint: ['lookup'] } },
+	},
+	{
+		displayName: 'If No Response Is Sent',
+		name: 'ifNoResponse',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { endpoint: ['lookup'] } },
+		options: [
+			{
+				name: 'Answer 404 (No Lookup Found)',
+				value: 'notFound',
+				description:
+					'The service shows that no lookup was found for the contact and keeps its attributes',
+			},
+			{
+				name: 'Answer 500 (Error)',
+				value: 'serverError',
+				description: 'The service treats the lookup as failed',
+			},
+		],
+		default: 'notFound',
+		description:
+			'How the lookup is answered when the run ends without reaching a "Respond to Lookup" operation, for example because a search returned no item and the branch stopped. A failed run is always answered 500.',
+	},
+];
+
+/**
+ * The run of a lookup: when it ends without a "Respond to Lookup" answer, the trigger answers 404
+ * (or 500) itself, so the answer is the same in one n8n process and in queue mode.
+ */
+export function runLookup(
+	context: IExecuteFunctions,
+	items: INodeExecutionData[],
+): INodeExecutionData[][] {
+	const flow = context.getContext('flow');
+	const ifNoResponse = context.getNodeParameter('ifNoResponse', 0, 'notFound') as string;
+	whenRunEnds(
+		context,
+		async (outcome) => {
+			if (outcome === 'failed') return await answerFailedRun(context);
+			const response =
+				ifNoResponse === 'serverError'
+					? jsonResponse(500, { message: 'The lookup workflow ended without an answer' })
+					: buildLookupHttpResponse(undefined);
+			await context.sendResponse(response as IExecuteResponsePromiseData);
+		},
+		() => flow[LOOKUP_ANSWERED_FLAG] === true,
+	);
+	return [items];
+}

@@ -1,0 +1,259 @@
+import {
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type IHookFunctions,
+	type INodeExecutionData,
+	type INodeProperties,
+	type IWebhookFunctions,
+	type IWebhookResponseData,
+} from 'n8n-workflow';
+
+import { once, type Ticket, type Work } from '../shared/once';
+import {
+	answerFailedRun,
+	answerWithoutRun,
+	answerWriteBack,
+	whenRunEnds,
+	writeBackAnswer,
+	type WriteBackStatus,
+} from './answers';
+import { KNOWN_WRITE_BACK_TYPES, simplifyWriteBack } from './simplify';
+
+/**
+ * The Write Back endpoint: the service sends a conversation (spec 2.11) and delivers it again
+ * until it gets a 2xx answer. Each event runs the workflow once: the webhook call takes the
+ * event's idempotency key (see ../shared/once) before any run starts, and the run records it
+ * done before the service gets 200, or gives it up when it fails.
+ */
+
+/** Value of the Events option that stands for every write back type other than the documented two. */
+const OTHER_WRITE_BACK_TYPES = 'other';
+
+const show = { show: { endpoint: ['writeBack'] } };
+
+export const writeBackProperties: INodeProperties[] = [
+	{
+		displayName:
+			'Paste this node\'s Production URL (see "Webhook URLs" above) into the service as the Write Back URL under Settings -> Integration & APIs -> CRM, put the secret key the service then shows into the signing secret credential, and activate the workflow. Each delivery runs the workflow once: the processed keys are kept in an n8n data table through n8n\'s API, so also select a "Contact Center Record API" credential (an n8n API key of this instance; its data table is created when first needed). A redelivery of a processed event is answered as a duplicate and runs nothing.',
+		name: 'writeBackNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: show,
+	},
+	{
+		displayName: 'Events',
+		name: 'events',
+		type: 'multiOptions',
+		displayOptions: show,
+		options: [
+			{
+				name: 'Conversation Resolved',
+				value: 'CONVERSATION_RESOLVED',
+				description: 'An agent resolved a conversation',
+			},
+			{
+				name: 'Conversation Set to Pending',
+				value: 'CONVERSATION_SET_TO_PENDING',
+				description: 'An agent set a conversation to pending',
+			},
+			{
+				name: 'Any Other Type',
+				value: OTHER_WRITE_BACK_TYPES,
+				description: 'Write back types the service may add later; they are passed on as sent',
+			},
+		],
+		default: ['CONVERSATION_RESOLVED', 'CONVERSATION_SET_TO_PENDING', OTHER_WRITE_BACK_TYPES],
+		description:
+			'Write back types that run the workflow. A delivery of another type is answered 200 and runs nothing.',
+	},
+	{
+		displayName: 'Respond',
+		name: 'respond',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: show,
+		options: [
+			{
+				name: 'After the Workflow Succeeds',
+				value: 'afterSuccess',
+				description:
+					'Answer 200 when the run succeeded; a failed run, or one whose n8n process died, is answered 500 or not at all, so the service delivers the event again (after 1, 2, 4, 8, 16 and 32 hours) and nothing is lost',
+			},
+			{
+				name: 'Immediately',
+				value: 'immediately',
+				description:
+					'Answer 200 as soon as the run starts. Faster, but an event whose run then fails, or whose n8n process dies, is not delivered again.',
+			},
+		],
+		default: 'afterSuccess',
+		description: 'When the service gets its answer to a write back delivery',
+	},
+	{
+		displayName: 'Simplify',
+		name: 'simplify',
+		type: 'boolean',
+		displayOptions: show,
+		default: false,
+		description:
+			'Whether to flatten a resolved or pending conversation into one CRM row (conversation, channel, contact and agent fields, contact attributes as an object, the transcript, notes and topics as text) instead of passing the payload on as sent. Other types are always passed on as sent.',
+	},
+];
+
+/** The idempotency key of a write back payload, or undefined when it carries none usable. */
+export function idempotencyKeyOf(payload: IDataObject): string | undefined {
+	const key = payload.idempotencyKey;
+	if (typeof key === 'string' && key.trim() !== '') return key;
+	if (typeof key === 'number' && Number.isFinite(key)) return String(key);
+	return undefined;
+}
+
+/** The write back trigger's work in the record: its webhook id, kept through renames, imports and API updates. */
+const workOf = (context: { getNode(): { webhookId?: string; id: string } }, key: string): Work => ({
+	scope: writeBackScopeOf(context),
+	key,
+});
+
+export const writeBackScopeOf = (context: { getNode(): { webhookId?: string; id: string } }) =>
+	`writeBack:${context.getNode().webhookId ?? context.getNode().id}`;
+
+/** Whether the delivery's event type is one the trigger's Events option selects. */
+function isSelectedWriteBack(context: IWebhookFunctions, body: IDataObject): boolean {
+	const type = typeof body.type === 'string' ? body.type : '';
+	const events = context.getNodeParameter('events', []) as string[];
+	return KNOWN_WRITE_BACK_TYPES.includes(type)
+		? events.includes(type)
+		: events.includes(OTHER_WRITE_BACK_TYPES);
+}
+
+const answerStatus = (context: IWebhookFunctions, status: WriteBackStatus, key?: string) => {
+	const { statusCode, body } = writeBackAnswer(status, key);
+	return answerWithoutRun(context, statusCode, body);
+};
+
+/**
+ * The webhook call of a write back, in whichever n8n process received it: takes the delivery's
+ * key before any run starts. A key done before is answered `duplicate`, one another delivery is
+ * running is answered `inProgress` (409); neither starts a run. The editor's test URL keeps no
+ * record, so that tests never mark production deliveries done.
+ */
+export async function receiveWriteBack(
+	context: IWebhookFunctions,
+	body: IDataObject,
+): Promise<IWebhookResponseData> {
+	const key = idempotencyKeyOf(body);
+	if (!isSelectedWriteBack(context, body)) return answerStatus(context, 'ignored', key);
+
+	let ticket: Ticket | undefined;
+	if (key !== undefined && context.getMode() !== 'manual') {
+		let begun;
+		try {
+			begun = await once.begin(context, workOf(context, key), 'writeBack');
+		} catch (error) {
+			// Without the record a run could not be kept to once: not run, the service delivers again.
+			const message = `The write back record could not be read, so the delivery was not processed: ${(error as Error).message}`;
+			context.logger.error(`Contact Center Trigger: ${message}`);
+			return answerWithoutRun(context, 503, { message });
+		}
+		if (begun.state === 'done') return answerStatus(context, 'duplicate', key);
+		if (begun.state === 'running') return answerStatus(context, 'inProgress', key);
+		ticket = begun.ticket;
+	}
+
+	const simplify = context.getNodeParameter('simplify', false) as boolean;
+	const items = context.helpers.returnJsonArray(simplify ? simplifyWriteBack(body) : body);
+	once.handToRun(items[0], ticket);
+	return { workflowData: [items] };
+}
+
+/**
+ * The run of a write back, as the first node of the run, in whichever process runs it. A run that
+ * succeeded records its key done before the service gets 200 (or, while n8n's API does not take
+ * the row, counts it as done in this process and writes the row as soon as the API takes it), and
+ * a run that fails gives the key up (the service's redelivery runs again).
+ */
+export async function runWriteBack(
+	context: IExecuteFunctions,
+	input: INodeExecutionData[],
+): Promise<INodeExecutionData[][]> {
+	const key = input.length > 0 ? idempotencyKeyOf(input[0].json) : undefined;
+	const items = once.withoutTicket(input);
+	let ticket: Ticket | undefined;
+	if (key !== undefined && context.getMode() !== 'manual') {
+		await once.warnIfKeyExpiresSoon(context);
+		const taken = await once.takeInRun(context, workOf(context, key), input[0]);
+		if ('skip' in taken) {
+			context.logger.info(
+				`Contact Center Trigger: write back ${key} ${taken.skip} in another delivery, so this run that n8n started again after a restart does nothing`,
+			);
+			return [[]];
+		}
+		ticket = taken.ticket;
+	}
+	if (context.getNodeParameter('respond', 0, 'afterSuccess') === 'immediately') {
+		if (ticket !== undefined) await recordBeforeAnswering(context, ticket);
+		await answerWriteBack(context, 'processed', key);
+		return [items];
+	}
+	whenRunEnds(context, async (outcome) => {
+		if (outcome === 'failed') {
+			if (ticket !== undefined) await abandonQuietly(context, ticket);
+			await answerFailedRun(context);
+			return;
+		}
+		if (outcome !== 'succeeded') return;
+		// The run succeeded: it counts as done from now on, also while n8n's API does not take its
+		// row yet, so that no redelivery runs it again.
+		if (ticket !== undefined) await once.finish(context, ticket, '', 'keepTrying');
+		await answerWriteBack(context, 'processed', key);
+	});
+	return [items];
+}
+
+/** Answering at once: a key not recorded is not answered 200 and not run. */
+async function recordBeforeAnswering(context: IExecuteFunctions, ticket: Ticket): Promise<void> {
+	try {
+		await once.finish(context, ticket, '', 'throw');
+	} catch (error) {
+		throw new NodeOperationError(
+			context.getNode(),
+			`The write back could not be recorded as processed, so it was not answered 200: ${(error as Error).message}`,
+			{
+				description:
+					`The service delivers it again later. ${(error as NodeOperationError).description ?? ''}`.trim(),
+			},
+		);
+	}
+}
+
+async function abandonQuietly(context: IExecuteFunctions, ticket: Ticket): Promise<void> {
+	await once.abandon(context, ticket).catch((error: Error) => {
+		context.logger.warn(
+			`Contact Center Trigger: releasing write back ${ticket.work.key} after its failed run failed (${error.message}); a redelivery within 15 minutes is answered 409`,
+		);
+	});
+}
+
+/**
+ * Activation (and n8n's start) checks the record, creating its data table, so that a broken one
+ * fails there with a clear message instead of failing every call later, and loads the record
+ * anew: rows deleted by hand count from now on.
+ */
+export async function activateWriteBack(context: IHookFunctions): Promise<void> {
+	try {
+		await once.ensureReady(context);
+	} catch (error) {
+		const cause = error as NodeOperationError;
+		throw new NodeOperationError(
+			context.getNode(),
+			`The write back record cannot be used: ${cause.message}`,
+			{ description: cause.description ?? undefined },
+		);
+	}
+	once.forgetIndex(writeBackScopeOf(context));
+}
+
+export function deactivateWriteBack(context: IHookFunctions): void {
+	once.forgetIndex(writeBackScopeOf(context));
+}

@@ -1,0 +1,211 @@
+import type { IExecuteFunctions, IHookFunctions, INodeExecutionData } from 'n8n-workflow';
+
+import type { Gather } from './batches';
+import type { RecordContext } from './client';
+import { heldDeliveries, holdHere, releaseHold } from './holds';
+import { forgetIndex } from './indexes';
+import {
+	markReceivedHere,
+	productionRunWasReceivedHere,
+	productionRunsStayInThisProcess,
+} from './receivedHere';
+import { record, type CheckResult } from './record';
+import { DEFAULT_RECORD_WINDOWS, rowKeyOf, type RecordWindows } from './rows';
+
+export { RECORD_CREDENTIAL, RECORD_CREDENTIAL_DISPLAY_NAME } from './client';
+
+/**
+ * "Was this already done?": the one module that decides it, for write backs and Send Once alike.
+ * A few verbs over one store (the record, an n8n data table reached through n8n's API), with two
+ * strategies behind them, chosen in one place (strategyFor):
+ * - shared table: each begin inserts a claim row; the oldest live claim of a key wins. Right
+ *   wherever several n8n processes may run the same work (queue mode), and wherever a crash must
+ *   leave a trace (a send whose claim stays says "may have been sent").
+ * - one process: where this n8n process receives and runs every delivery (see receivedHere.ts),
+ *   a claim is a hold in its memory, checked against its index of the record; finishing inserts
+ *   the `done` row, gathered with those of the other deliveries it holds.
+ */
+
+/** A piece of work: `scope` separates the users of the record, `key` names the work in it. */
+export interface Work {
+	scope: string;
+	key: string;
+	windows?: RecordWindows;
+}
+
+/** Work this caller has begun: held in this process's memory, or claimed by a row (`claimId`). */
+export interface Ticket {
+	work: Work;
+	held: boolean;
+	claimId?: number;
+}
+
+export type Begun =
+	/** `abandonedAt`: an earlier claim of the key was left by a process that stopped. */
+	| { state: 'claimed'; ticket: Ticket; abandonedAt?: number }
+	| { state: 'done'; at: number; detail: string }
+	| { state: 'running'; since?: number };
+
+type Strategy = (context: RecordContext, work: Work) => Promise<Begun>;
+
+const windowsOf = (work: Work) => work.windows ?? DEFAULT_RECORD_WINDOWS;
+
+/** Another call of this process holds the key: done long ago, or running now. */
+async function heldByAnother(context: RecordContext, work: Work): Promise<Begun> {
+	const found = await record.check(context, work.scope, work.key, windowsOf(work), {
+		fromIndex: productionRunsStayInThisProcess(),
+	});
+	return found.state === 'done' ? found : { state: 'running' };
+}
+
+const oneProcess: Strategy = async (context, work) => {
+	const holdKey = rowKeyOf(work.scope, work.key);
+	if (!holdHere(holdKey, Date.now())) return await heldByAnother(context, work);
+	let begun: Begun = { state: 'running' };
+	try {
+		const found = await record.check(context, work.scope, work.key, windowsOf(work), {
+			fromIndex: true,
+		});
+		begun = found.state === 'free' ? { state: 'claimed', ticket: { work, held: true } } : found;
+		return begun;
+	} finally {
+		// Kept until the work is finished or abandoned.
+		if (begun.state !== 'claimed') releaseHold(holdKey);
+	}
+};
+
+const sharedTable: Strategy = async (context, work) => {
+	const holdKey = rowKeyOf(work.scope, work.key);
+	if (!holdHere(holdKey, Date.now())) return await heldByAnother(context, work);
+	try {
+		const claim = await record.claim(context, work.scope, work.key, windowsOf(work));
+		if (claim.state !== 'claimed') return claim;
+		const ticket = { work, held: false, claimId: claim.claimId };
+		return { state: 'claimed', ticket, abandonedAt: claim.abandonedAt };
+	} finally {
+		releaseHold(holdKey);
+	}
+};
+
+/**
+ * Write backs use the one-process strategy once a production run of this process was found to
+ * run where its call was received (one n8n process), the shared table until then and in queue
+ * mode. A send always claims a row: after a crash it is the only sign that the message may be out.
+ */
+const strategyFor = (purpose: 'writeBack' | 'send'): Strategy =>
+	purpose === 'writeBack' && productionRunsStayInThisProcess() ? oneProcess : sharedTable;
+
+/**
+ * How a held ticket's `done` row waits for those of the other deliveries this process holds, to
+ * go out in one insert: while they keep coming (each within 15 ms of the last), up to 60 ms in
+ * all. An insert costs n8n about as much for 8 rows as for 1.
+ */
+const gatherOf = (ticket: Ticket): Gather | undefined =>
+	ticket.held ? { ms: 15, upToMs: 60, until: heldDeliveries() } : undefined;
+
+/**
+ * Where a write back's webhook call leaves its claim's row id on the item for the run (beside
+ * `json`, so the workflow never sees it): n8n's data tables index only the id.
+ */
+const CLAIM_ID_FIELD = 'contactCenterClaimId';
+
+export type RunTicket = { ticket: Ticket } | { skip: 'is running' | 'was processed' };
+
+export const once = {
+	/** Takes the work for this caller, unless it was done or another caller is doing it. */
+	async begin(context: RecordContext, work: Work, purpose: 'writeBack' | 'send'): Promise<Begun> {
+		return await strategyFor(purpose)(context, work);
+	},
+
+	/** What the record says of the work, a read only. */
+	async check(context: RecordContext, work: Work): Promise<CheckResult> {
+		return await record.check(context, work.scope, work.key, windowsOf(work));
+	},
+
+	/**
+	 * The work is done. `whenRecordFails`: `throw` for a caller that must not go on unless the
+	 * record has it; `keepTrying` for work that has happened: it counts as done in this process at
+	 * once and its row is written as soon as n8n's API takes it (never throws).
+	 */
+	async finish(
+		context: RecordContext,
+		ticket: Ticket,
+		detail: string,
+		whenRecordFails: 'throw' | 'keepTrying',
+	): Promise<void> {
+		const { scope, key } = ticket.work;
+		try {
+			if (whenRecordFails === 'throw')
+				await record.markDone(context, scope, key, detail, ticket.claimId, gatherOf(ticket));
+			else
+				await record.markDoneAndKeepTrying(
+					context,
+					scope,
+					key,
+					detail,
+					ticket.claimId,
+					gatherOf(ticket),
+				);
+		} finally {
+			if (ticket.held) releaseHold(rowKeyOf(scope, key));
+		}
+	},
+
+	/** The work failed: the next attempt may do it at once. */
+	async abandon(context: RecordContext, ticket: Ticket): Promise<void> {
+		const { scope, key } = ticket.work;
+		if (ticket.held) releaseHold(rowKeyOf(scope, key));
+		else await record.release(context, scope, key, ticket.claimId);
+	},
+
+	/** Hands a write back's ticket from its webhook call to its run, on the run's first item. */
+	handToRun(item: INodeExecutionData, ticket: Ticket | undefined): void {
+		markReceivedHere(item.json);
+		if (ticket?.claimId !== undefined) item[CLAIM_ID_FIELD] = ticket.claimId;
+	},
+
+	/**
+	 * The ticket a write back's run works under: the one its webhook call took, or, when none came
+	 * with the item (n8n started the run again at its restart after the process that took it
+	 * died), a hold taken now, unless a delivery finished the work meanwhile.
+	 */
+	async takeInRun(
+		context: IExecuteFunctions,
+		work: Work,
+		item: INodeExecutionData,
+	): Promise<RunTicket> {
+		const claimId = Number.isInteger(item[CLAIM_ID_FIELD])
+			? (item[CLAIM_ID_FIELD] as number)
+			: undefined;
+		if (productionRunWasReceivedHere(item.json) || claimId !== undefined)
+			return { ticket: { work, held: claimId === undefined, claimId } };
+		const holdKey = rowKeyOf(work.scope, work.key);
+		if (!holdHere(holdKey, Date.now())) return { skip: 'is running' };
+		let keepHold = false;
+		try {
+			const found = await record.check(context, work.scope, work.key, windowsOf(work));
+			if (found.state === 'done') return { skip: 'was processed' };
+			keepHold = true;
+			return { ticket: { work, held: true } };
+		} finally {
+			if (!keepHold) releaseHold(holdKey);
+		}
+	},
+
+	/** The run's items as the workflow sees them: without the ticket's field. */
+	withoutTicket(items: INodeExecutionData[]): INodeExecutionData[] {
+		return items.map((item) => {
+			const copy = { ...item };
+			delete copy[CLAIM_ID_FIELD];
+			return copy;
+		});
+	},
+
+	async ensureReady(context: IHookFunctions): Promise<void> {
+		await record.ensureReady(context);
+	},
+
+	forgetIndex,
+
+	warnIfKeyExpiresSoon: record.warnIfKeyExpiresSoon,
+};

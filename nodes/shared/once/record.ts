@@ -1,0 +1,385 @@
+import { randomBytes } from 'crypto';
+
+import {
+	NodeOperationError,
+	sleep,
+	type IExecuteFunctions,
+	type IHookFunctions,
+} from 'n8n-workflow';
+
+import { type Gather } from './batches';
+import {
+	api,
+	isPassingFailure,
+	keyExpiredError,
+	recordError,
+	statusOfRecordError,
+	kindOfRecordError,
+	targetOf,
+	type RecordContext,
+} from './client';
+import {
+	RUN_WARNS_WITHIN_DAYS,
+	expiredAt,
+	expiresSoonMessage,
+	expiresWithinDays,
+} from '../record/apiKey';
+import { usableIndexOf } from './indexes';
+import {
+	DEFAULT_RECORD_WINDOWS,
+	MAX_RECORD_RETENTION_MS,
+	decideClaim,
+	decideRead,
+	filterOf,
+	ownClaimRows,
+	rowKeyOf,
+	type ReadDecision,
+	type RecordWindows,
+} from './rows';
+import {
+	deleteInBackground,
+	deleteRow,
+	deleteRowsWhere,
+	deleteRunningRows,
+	insertRow,
+	keepTrying,
+	markRowDone,
+	onTable,
+	rowsOfKey,
+	rowsPath,
+	tableOf,
+	type Table,
+} from './table';
+
+/**
+ * The record of work done, an n8n data table shared by every n8n process: the verbs over its rows.
+ * `scope` separates users of one table (a trigger's webhook id, a send's workflow); `key` names
+ * the piece of work (an idempotency key, a message's send once key).
+ */
+
+export type ClaimResult =
+	/**
+	 * `claimId`: the claim's row, to pass to markDone. `abandonedAt`: an earlier claim of the key
+	 * was left by a process that stopped (see decideClaim).
+	 */
+	| { state: 'claimed'; claimId: number; abandonedAt?: number }
+	| { state: 'done'; at: number; detail: string }
+	| { state: 'running'; since?: number };
+
+export type CheckResult =
+	| { state: 'done'; at: number; detail: string }
+	/** `since`: when the claim that holds the key was taken. */
+	| { state: 'running'; since: number }
+	| { state: 'free' };
+
+/**
+ * How long a claim waits between inserting its row and reading its key's rows. An insert takes
+ * its row id before it commits; this lets a concurrent insert with a lower id commit first, so
+ * that every process sees the same oldest claim.
+ */
+const CLAIM_SETTLE_MS = 50;
+
+/** When this process last removed rows past the retention, per table. */
+const lastPruned = new Map<string, number>();
+const PRUNE_EVERY_MS = 60 * 60 * 1000;
+
+/**
+ * Work done in this process whose `done` row n8n's API has not taken yet, by row key: counted as
+ * done by check and claim until its row is written (see markDoneAndKeepTrying). Lost with the
+ * process: in queue mode the claim's `running` row keeps holding the key meanwhile.
+ */
+const pendingDone = new Map<string, { at: number; detail: string }>();
+
+const pendingDoneOf = (rowKey: string): CheckResult | undefined => {
+	const pending = pendingDone.get(rowKey);
+	return pending === undefined ? undefined : { state: 'done', ...pending };
+};
+
+const fromDecision = (decision: ReadDecision): CheckResult =>
+	decision.state === 'done'
+		? { state: 'done', at: decision.row.stateAt, detail: decision.row.detail }
+		: decision;
+
+/** Removes rows past the longest retention any user of the table may ask for. */
+function pruneNowAndThen(context: RecordContext, now: number) {
+	void onTable(context, async (table) => {
+		if (now - (lastPruned.get(table.id) ?? 0) < PRUNE_EVERY_MS) return;
+		lastPruned.set(table.id, now);
+		await deleteRowsWhere(
+			context,
+			table,
+			filterOf([['stateAt', 'lt', now - MAX_RECORD_RETENTION_MS]]),
+		);
+	}).catch((error: Error) => {
+		context.logger.warn(`Contact Center record: removing expired rows failed: ${error.message}`);
+	});
+}
+
+/**
+ * Deletes the rows of a claim that failed before it was decided (found by its token, as an insert
+ * whose answer was lost leaves a row nobody knows the id of). When n8n's API does not take that
+ * either, this process leaves the claim's row out of its decisions and keeps deleting the rows in
+ * the background; the claim's own failure is what its caller reports.
+ */
+async function dropClaimRows(
+	context: RecordContext,
+	table: Table,
+	rowKey: string,
+	token: string,
+	insertedId?: number,
+) {
+	const drop = async () =>
+		await deleteRowsWhere(
+			context,
+			table,
+			filterOf([
+				['recordKey', 'eq', rowKey],
+				['detail', 'eq', token],
+			]),
+		);
+	const failure = await drop().then(
+		() => undefined,
+		(error: unknown) => error as Error,
+	);
+	if (failure === undefined) return;
+	context.logger.warn(
+		`Contact Center record: a claim of ${rowKey} failed and its row could not be deleted yet (${failure.message}); this process ignores it and keeps deleting it`,
+	);
+	deleteInBackground(context, table, `failed claim of ${rowKey} deleted`, drop, insertedId);
+}
+
+/** One claim attempt: its row inserted, then every row of its key read and decided. */
+async function claimOnce(
+	context: RecordContext,
+	table: Table,
+	scope: string,
+	rowKey: string,
+	windows: RecordWindows,
+): Promise<ClaimResult | 'lost'> {
+	// Names this claim's rows: an insert whose answer was lost and was sent again adds a second
+	// row that is ours as well.
+	const token = `claim:${randomBytes(12).toString('hex')}`;
+	let decided = false;
+	let insertedId: number | undefined;
+	try {
+		insertedId = await insertRow(context, table, {
+			scope,
+			recordKey: rowKey,
+			state: 'running',
+			stateAt: Date.now(),
+			detail: token,
+		});
+		await sleep(CLAIM_SETTLE_MS);
+		const now = Date.now();
+		const { ownId, otherOwnIds, rows } = ownClaimRows(
+			await rowsOfKey(context, table, rowKey),
+			insertedId,
+			token,
+		);
+		for (const id of otherOwnIds) await deleteRow(context, table, id);
+		const decision = decideClaim(rows, ownId, now, windows);
+		decided = true;
+		if (decision.state === 'lost') return 'lost';
+		if (decision.state !== 'claimed') await deleteRow(context, table, ownId);
+		pruneNowAndThen(context, now);
+		if (decision.state === 'done')
+			return { state: 'done', at: decision.row.stateAt, detail: decision.row.detail };
+		if (decision.state === 'claimed') return { ...decision, claimId: ownId };
+		return decision;
+	} finally {
+		// A claim that failed before it was decided leaves no row behind.
+		if (!decided) await dropClaimRows(context, table, rowKey, token, insertedId);
+	}
+}
+
+export const record = {
+	/** Checks that the record can be used, creating its data table; throws a node error if not. */
+	async ensureReady(context: IHookFunctions): Promise<void> {
+		const target = await targetOf(context, true).catch((error: Error) => {
+			throw error instanceof NodeOperationError ? error : recordError(context, error.message);
+		});
+		const now = Date.now();
+		const expired = expiredAt(target.expiry, now);
+		if (expired !== undefined) throw keyExpiredError(context, expired);
+		const expiresSoon = expiresWithinDays(target.expiry, RUN_WARNS_WITHIN_DAYS, now);
+		if (expiresSoon !== undefined) {
+			context.logger.warn(`Contact Center: ${expiresSoonMessage(expiresSoon, now)}`);
+		}
+		const table = await tableOf(context, target, { lookUpAgain: true });
+		await api(context, target, 'GET', rowsPath(table), { qs: { limit: 1 } });
+	},
+
+	/**
+	 * Warns in the run (an execution hint under the node's output, and n8n's log) when the record
+	 * credential's key expires within a week; a key that cannot be read is left to the record calls.
+	 * `readAfresh`: reads the credential now rather than within the minute it is reused, so that a
+	 * key switched since the last run is the one this run uses.
+	 */
+	async warnIfKeyExpiresSoon(
+		context: IExecuteFunctions,
+		{ readAfresh = false }: { readAfresh?: boolean } = {},
+	): Promise<void> {
+		const target = await targetOf(context, readAfresh).catch(() => undefined);
+		const now = Date.now();
+		const expiresSoon =
+			target === undefined
+				? undefined
+				: expiresWithinDays(target.expiry, RUN_WARNS_WITHIN_DAYS, now);
+		if (expiresSoon === undefined) return;
+		const message = expiresSoonMessage(expiresSoon, now);
+		context.addExecutionHints({ message, type: 'warning', location: 'outputPane' });
+		context.logger.warn(`Contact Center: ${message}`, {
+			workflowId: context.getWorkflow().id,
+			node: context.getNode().name,
+		});
+	},
+
+	/**
+	 * Takes the key for this process with a claim row, unless it was done within the retention or
+	 * another live claim holds it. Each claim is one inserted row; the oldest live one wins. A claim
+	 * that fails on its way deletes the rows it inserted, so that no claim stays behind without a run.
+	 */
+	async claim(
+		context: RecordContext,
+		scope: string,
+		key: string,
+		windows: RecordWindows = DEFAULT_RECORD_WINDOWS,
+	): Promise<ClaimResult> {
+		const rowKey = rowKeyOf(scope, key);
+		const pending = pendingDoneOf(rowKey);
+		if (pending?.state === 'done') return pending;
+		return await onTable(context, async (table) => {
+			for (let attempt = 0; attempt < 3; attempt++) {
+				const result = await claimOnce(context, table, scope, rowKey, windows);
+				if (result !== 'lost') return result;
+			}
+			return { state: 'running' };
+		});
+	},
+
+	/**
+	 * What the record says of the key, a read only: done within the retention, held by a live
+	 * claim, or free. `fromIndex`: only for a caller through which alone the scope's rows are
+	 * written (the one-process strategy): once this process's index of the scope is loaded, a key
+	 * it does not know is free without a call; a key it knows is read as without the index (so a
+	 * row deleted by hand counts at once). Rows others add count from a minute after.
+	 */
+	async check(
+		context: RecordContext,
+		scope: string,
+		key: string,
+		windows: RecordWindows = DEFAULT_RECORD_WINDOWS,
+		{ fromIndex = false }: { fromIndex?: boolean } = {},
+	): Promise<CheckResult> {
+		const rowKey = rowKeyOf(scope, key);
+		const pending = pendingDoneOf(rowKey);
+		if (pending !== undefined) return pending;
+		const now = Date.now();
+		const decision = await onTable(context, async (table): Promise<ReadDecision> => {
+			const index = fromIndex ? await usableIndexOf(context, table, scope, now) : undefined;
+			if (index === undefined)
+				return decideRead(await rowsOfKey(context, table, rowKey), now, windows);
+			const known = index.decide(rowKey, now, windows);
+			if (known?.state === 'free') return known;
+			const readStart = index.readStarts();
+			const rows = await rowsOfKey(context, table, rowKey);
+			index.replaceKey(rowKey, rows, readStart);
+			return decideRead(rows, now, windows);
+		});
+		pruneNowAndThen(context, now);
+		return fromDecision(decision);
+	},
+
+	/**
+	 * Marks the key done: its claim's row (`claimId`, from claim) becomes `done`; without a claim
+	 * row to update, a `done` row is added (a `done` row outweighs any `running` row of its key).
+	 * `gather`: a caller that knows of other calls on their way lets that insert wait for them.
+	 */
+	async markDone(
+		context: RecordContext,
+		scope: string,
+		key: string,
+		detail = '',
+		claimId?: number,
+		gather?: Gather,
+	): Promise<void> {
+		await onTable(context, async (table) => {
+			if (claimId !== undefined && (await markRowDone(context, table, claimId, detail))) return;
+			const row = {
+				scope,
+				recordKey: rowKeyOf(scope, key),
+				state: 'done' as const,
+				stateAt: Date.now(),
+				detail,
+			};
+			await insertRow(context, table, row, gather);
+		});
+	},
+
+	/**
+	 * Marks the key done as markDone does; when n8n's API does not take the write now (after the
+	 * retries of every record call), the key counts as done in this process at once (check and
+	 * claim answer `done`) and its row is written in the background as soon as the API takes it.
+	 * For work that has happened: it must never be done again because its row came late. Never
+	 * throws; says whether the row is in the record or still to be written.
+	 */
+	async markDoneAndKeepTrying(
+		context: RecordContext,
+		scope: string,
+		key: string,
+		detail = '',
+		claimId?: number,
+		gather?: Gather,
+	): Promise<'recorded' | 'pending'> {
+		try {
+			await record.markDone(context, scope, key, detail, claimId, gather);
+			return 'recorded';
+		} catch (error) {
+			const rowKey = rowKeyOf(scope, key);
+			pendingDone.set(rowKey, { at: Date.now(), detail });
+			context.logger.warn(
+				`Contact Center record: ${rowKey} is done but could not be recorded yet (${(error as Error).message}); this process counts it as done and keeps writing its row`,
+			);
+			void keepTrying(context, `${rowKey} recorded done`, async () => {
+				await record.markDone(context, scope, key, detail, claimId);
+			}).finally(() => pendingDone.delete(rowKey));
+			return 'pending';
+		}
+	},
+
+	/**
+	 * Gives the key up (the work failed): its claim's row (`claimId`) is deleted, or without one
+	 * every `running` row of the key, so the next attempt may run it at once. When n8n's API does
+	 * not take the delete of a claim's row, this process leaves the row out of its decisions at
+	 * once and deletes it in the background (another process sees the claim until then).
+	 */
+	async release(
+		context: RecordContext,
+		scope: string,
+		key: string,
+		claimId?: number,
+	): Promise<void> {
+		const rowKey = rowKeyOf(scope, key);
+		await onTable(context, async (table) => {
+			if (claimId === undefined) return await deleteRunningRows(context, table, rowKey);
+			const deleteClaim = async () => await deleteRow(context, table, claimId);
+			const failure = await deleteClaim().then(
+				() => undefined,
+				(error: unknown) => error,
+			);
+			if (failure === undefined) return;
+			if (!isPassingFailure(failure)) {
+				throw recordError(
+					context,
+					(failure as Error).message,
+					statusOfRecordError(failure),
+					kindOfRecordError(failure),
+				);
+			}
+			context.logger.warn(
+				`Contact Center record: the claim of ${rowKey} could not be given up yet (${(failure as Error).message}); this process ignores it and keeps deleting it`,
+			);
+			deleteInBackground(context, table, `claim of ${rowKey} given up`, deleteClaim, claimId);
+		});
+	},
+};

@@ -1,0 +1,328 @@
+import { NodeOperationError, sleep, type IDataObject } from 'n8n-workflow';
+
+import { inBatch, type Gather } from './batches';
+import {
+	api,
+	kindOfRecordError,
+	recordError,
+	statusOfRecordError,
+	targetOf,
+	type RecordContext,
+	type RecordTarget,
+} from './client';
+import { recordTiming } from './failure';
+import {
+	MAX_RECORD_RETENTION_MS,
+	RECORD_COLUMNS,
+	anyIdFilter,
+	anyKeyFilter,
+	keyFilter,
+	rowsOf,
+	type RecordFilter,
+	type RecordRow,
+} from './rows';
+
+/**
+ * The record's data table and its rows: the table found or created, and every row call, batched
+ * with the process's concurrent calls. Every write tells the change listeners (see onRowChange),
+ * so no caller has to keep a cache of the rows up to date by hand.
+ */
+
+/** A table as the row calls see it: the credential it was reached with and its id. */
+export interface Table {
+	target: RecordTarget;
+	id: string;
+}
+
+export type RowChange =
+	| { kind: 'inserted'; rows: RecordRow[] }
+	/** Rows turned `done`, as n8n returned them. */
+	| { kind: 'updated'; rows: RecordRow[] }
+	| { kind: 'deleted'; ids: number[] }
+	| { kind: 'deletedRunning'; recordKey: string };
+
+type RowChangeListener = (table: Table, change: RowChange) => void;
+
+const rowChangeListeners: RowChangeListener[] = [];
+
+/** Hears of every row this process writes into a record's table. */
+export function onRowChange(listener: RowChangeListener): void {
+	rowChangeListeners.push(listener);
+}
+
+const changed = (table: Table, change: RowChange) => {
+	for (const listener of rowChangeListeners) listener(table, change);
+};
+
+/**
+ * Table ids by API URL, table name and API key (each n8n user has tables of their own): only a
+ * cache, looked up again when a call gets 403 or 404.
+ */
+const tableIds = new Map<string, string>();
+
+async function findTable(
+	context: RecordContext,
+	target: RecordTarget,
+): Promise<string | undefined> {
+	const found = (await api(context, target, 'GET', '/data-tables', {
+		qs: { filter: JSON.stringify({ name: target.tableName }), limit: 10 },
+	})) as { data?: Array<{ id?: unknown; name?: unknown }> };
+	const table = (found?.data ?? []).find((entry) => entry.name === target.tableName);
+	return table?.id === undefined ? undefined : String(table.id);
+}
+
+async function createTable(
+	context: RecordContext,
+	target: RecordTarget,
+): Promise<string | undefined> {
+	try {
+		const created = (await api(context, target, 'POST', '/data-tables', {
+			body: { name: target.tableName, columns: RECORD_COLUMNS.map((column) => ({ ...column })) },
+		})) as { id?: unknown };
+		return created?.id === undefined ? undefined : String(created.id);
+	} catch (error) {
+		// Another process created it at the same moment.
+		const id = await findTable(context, target);
+		if (id !== undefined) return id;
+		throw recordError(
+			context,
+			`The record's data table "${target.tableName}" could not be created: ${(error as Error).message}`,
+			statusOfRecordError(error),
+			kindOfRecordError(error),
+		);
+	}
+}
+
+/** The record's data table, created with its columns when it does not exist yet. */
+export async function tableOf(
+	context: RecordContext,
+	target: RecordTarget,
+	{ lookUpAgain = false } = {},
+): Promise<Table> {
+	if (lookUpAgain) tableIds.delete(target.cacheKey);
+	const cached = tableIds.get(target.cacheKey);
+	if (cached !== undefined) return { target, id: cached };
+	const id = (await findTable(context, target)) ?? (await createTable(context, target));
+	if (id === undefined) {
+		throw recordError(
+			context,
+			`n8n did not return an id for the record's data table "${target.tableName}"`,
+		);
+	}
+	tableIds.set(target.cacheKey, id);
+	return { target, id };
+}
+
+/**
+ * Calls the record's table. A 404 (the table was deleted meanwhile) or a 403 (a cached table of
+ * another user, or a key switched since) reads the credential afresh and looks the table up or
+ * creates it again, once.
+ */
+export async function onTable<T>(
+	context: RecordContext,
+	call: (table: Table) => Promise<T>,
+): Promise<T> {
+	const target = await targetOf(context);
+	const first = await call(await tableOf(context, target)).then(
+		(value) => ({ ok: true as const, value }),
+		(error: unknown) => ({ ok: false as const, error }),
+	);
+	if (first.ok) return first.value;
+	const status = statusOfRecordError(first.error);
+	const kind = kindOfRecordError(first.error);
+	if (!(kind === 'notFound' || (kind === 'credential' && status === 403))) {
+		if (first.error instanceof NodeOperationError) throw first.error;
+		throw recordError(context, (first.error as Error).message, status);
+	}
+	tableIds.delete(target.cacheKey);
+	const fresh = await targetOf(context, target.credentialId !== undefined);
+	return await call(await tableOf(context, fresh, { lookUpAgain: true }));
+}
+
+export const rowsPath = (table: Table) => `/data-tables/${encodeURIComponent(table.id)}/rows`;
+
+const laneOf = (kind: string, table: Table) =>
+	`${kind} ${table.target.baseUrl} ${table.id} ${table.target.apiKey}`;
+
+/** n8n's public API returns at most this many rows per page (MAX_ITEMS_PER_PAGE, @n8n/api-types). */
+export const PAGE_ROWS = 250;
+
+/**
+ * Rows this process gave up whose delete n8n's API has not taken yet, by table id and row id:
+ * left out of every read at once, deleted in the background (see deleteInBackground).
+ */
+const deletingInBackground = new Set<string>();
+
+const backgroundKeyOf = (table: Table, id: number) => `${table.id} ${id}`;
+
+/** Every row of these row keys, oldest first, following n8n's pages. */
+async function readKeys(
+	context: RecordContext,
+	table: Table,
+	rowKeys: string[],
+): Promise<RecordRow[]> {
+	const rows: RecordRow[] = [];
+	const filter = JSON.stringify(anyKeyFilter([...new Set(rowKeys)]));
+	for (let cursor: string | undefined, page = 0; page < 100; page++) {
+		const answer = (await api(context, table.target, 'GET', rowsPath(table), {
+			qs: { filter, sortBy: 'id:asc', limit: PAGE_ROWS, ...(cursor ? { cursor } : {}) },
+		})) as { nextCursor?: unknown };
+		rows.push(...rowsOf(answer));
+		cursor = typeof answer?.nextCursor === 'string' ? answer.nextCursor : undefined;
+		if (cursor === undefined) break;
+	}
+	return rows;
+}
+
+/** The rows of one row key (read together with the process's concurrent reads). */
+export async function rowsOfKey(
+	context: RecordContext,
+	table: Table,
+	rowKey: string,
+): Promise<RecordRow[]> {
+	return await inBatch(laneOf('read', table), rowKey, async (rowKeys) => {
+		const rows = (await readKeys(context, table, rowKeys)).filter(
+			(row) => !deletingInBackground.has(backgroundKeyOf(table, row.id)),
+		);
+		return rowKeys.map((key) => rows.filter((row) => row.recordKey === key));
+	});
+}
+
+/** One page of rows by a filter, as n8n returned it (rows and the number of entries). */
+export async function readPage(
+	context: RecordContext,
+	table: Table,
+	filter: RecordFilter,
+): Promise<{ rows: RecordRow[]; entries: number }> {
+	const answer = (await api(context, table.target, 'GET', rowsPath(table), {
+		qs: { filter: JSON.stringify(filter), sortBy: 'id:asc', limit: PAGE_ROWS },
+	})) as { data?: unknown[] };
+	return { rows: rowsOf(answer), entries: answer?.data?.length ?? 0 };
+}
+
+/** Inserts a row (batched with the process's concurrent inserts); resolves with its id. */
+export async function insertRow(
+	context: RecordContext,
+	table: Table,
+	row: Omit<RecordRow, 'id'>,
+	gather?: Gather,
+): Promise<number> {
+	return await inBatch(
+		laneOf('insert', table),
+		row,
+		async (rows) => {
+			const inserted = await api(context, table.target, 'POST', rowsPath(table), {
+				body: { data: rows as unknown as IDataObject[], returnType: 'id' },
+			});
+			const ids = (Array.isArray(inserted) ? inserted : []).map((entry) =>
+				Number((entry as { id?: unknown })?.id),
+			);
+			if (ids.length !== rows.length || !ids.every(Number.isFinite)) {
+				throw recordError(
+					context,
+					`n8n did not return the ids of the new rows in the record: ${JSON.stringify(inserted)}`,
+				);
+			}
+			changed(table, {
+				kind: 'inserted',
+				rows: rows.map((written, i) => ({ ...written, id: ids[i] })),
+			});
+			return ids;
+		},
+		gather,
+	);
+}
+
+/**
+ * Turns rows `done` by id (one update for the process's concurrent calls with the same detail);
+ * resolves with whether the row was still there.
+ */
+export async function markRowDone(
+	context: RecordContext,
+	table: Table,
+	id: number,
+	detail: string,
+): Promise<boolean> {
+	return await inBatch(laneOf(`done ${detail}`, table), id, async (ids) => {
+		const rows = rowsOf(
+			await api(context, table.target, 'PATCH', `${rowsPath(table)}/update`, {
+				body: {
+					filter: anyIdFilter([...new Set(ids)]),
+					data: { state: 'done', stateAt: Date.now(), detail },
+					returnData: true,
+				},
+			}),
+		);
+		changed(table, { kind: 'updated', rows });
+		return ids.map((wanted) => rows.some((row) => row.id === wanted));
+	});
+}
+
+async function deleteWhere(context: RecordContext, table: Table, filter: RecordFilter) {
+	await api(context, table.target, 'DELETE', `${rowsPath(table)}/delete`, {
+		qs: { filter: JSON.stringify(filter) },
+	});
+}
+
+/** Deletes a row by id (together with the process's concurrent deletes). */
+export async function deleteRow(context: RecordContext, table: Table, id: number) {
+	await inBatch(laneOf('delete', table), id, async (ids) => {
+		await deleteWhere(context, table, anyIdFilter(ids));
+		changed(table, { kind: 'deleted', ids });
+		return ids.map(() => undefined);
+	});
+}
+
+/** Deletes every `running` row of a row key. */
+export async function deleteRunningRows(context: RecordContext, table: Table, recordKey: string) {
+	await deleteWhere(context, table, keyFilter(recordKey, 'running'));
+	changed(table, { kind: 'deletedRunning', recordKey });
+}
+
+/** Deletes the rows a filter finds, without telling anyone (rows no decision reads any more). */
+export async function deleteRowsWhere(context: RecordContext, table: Table, filter: RecordFilter) {
+	await deleteWhere(context, table, filter);
+}
+
+/**
+ * When a delete of rows this process gave up fails for now: reads leave the row (`id`, when known)
+ * out at once while the delete is tried again in the background.
+ */
+export function deleteInBackground(
+	context: RecordContext,
+	table: Table,
+	what: string,
+	remove: () => Promise<unknown>,
+	id?: number,
+): void {
+	const key = id === undefined ? undefined : backgroundKeyOf(table, id);
+	if (key !== undefined) deletingInBackground.add(key);
+	void keepTrying(context, what, remove).finally(() => {
+		if (key !== undefined) deletingInBackground.delete(key);
+	});
+}
+
+/**
+ * Tries a record write again in the background until n8n's API takes it, waiting longer each
+ * time (recordTiming.pendingRetryMs, doubling, up to a minute), for at most the record's longest
+ * retention. Resolves once written or given up.
+ */
+export async function keepTrying(
+	context: RecordContext,
+	what: string,
+	write: () => Promise<unknown>,
+): Promise<void> {
+	const since = Date.now();
+	for (let tries = 0; Date.now() - since < MAX_RECORD_RETENTION_MS; tries++) {
+		await sleep(Math.min(60_000, recordTiming.pendingRetryMs * 2 ** tries));
+		try {
+			await write();
+			context.logger.info(`Contact Center record: ${what} after ${tries + 1} more tries`);
+			return;
+		} catch (error) {
+			context.logger.debug(
+				`Contact Center record: ${what} failed again: ${(error as Error).message}`,
+			);
+		}
+	}
+}
