@@ -1,6 +1,6 @@
 /* eslint-disable no-console, @typescript-eslint/no-explicit-any, @n8n/community-nodes/no-restricted-imports -- benchmarks run in jest on a developer machine, never inside n8n */
 /**
- * Issue 28: what one call to n8n's public API costs the n8n process that serves it, the floor of
+ * What one call to n8n's public API costs the n8n process that serves it, the floor of
  * the one-process write back (each new delivery's `done` row goes out in such a call, shared by the
  * deliveries that gather for it). n8n's CPU time per call (user + system of its process, every
  * thread, from /proc) for a read of one table row, a list of one table, and inserts of 1, 2, 4 and
@@ -9,7 +9,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-import { RECORD_COLUMNS } from '../nodes/shared/record/rows';
+import { RECORD_COLUMNS } from '../nodes/shared/once/rows';
 import * as localModule from '../scripts/lib/local-setup';
 import * as runtimeModule from '../scripts/lib/n8n-runtime';
 import { fmt, median, recordSection, type Figure } from './results';
@@ -156,7 +156,9 @@ describe("Section 4d: what one call to n8n's public API costs n8n", () => {
 		);
 		recordSection({
 			id: 'public-api-cost',
-			title: "4d. What one call to n8n's public API costs n8n (issue 28)",
+			title: "What one call to n8n's public API costs n8n",
+			command:
+				'flock /tmp/e2e.lock npx jest --selectProjects bench --runInBand --testTimeout=1800000 bench/publicApi.bench.ts',
 			method: `One n8n ${runtime.version}, SQLite, nothing else running in it; one data table with the record's columns. Calls one at a time with fetch and the owner's API key: ${WARM_UP} warm-up calls of each kind, then ${ROUNDS} rounds of ${CALLS} calls per kind with the order rotated. n8n CPU = user + system time of n8n's process (every thread, SQLite's included) from /proc over the calls, per call; median of the rounds. Then ${FILLED_ROWS.toLocaleString('en')} record rows added (20 calls of 5,000) and the same again.`,
 			table: table,
 			figures,

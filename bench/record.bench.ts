@@ -1,11 +1,10 @@
 /* eslint-disable no-console, @typescript-eslint/no-explicit-any, @n8n/community-nodes/no-restricted-imports -- benchmarks run in jest on a developer machine, never inside n8n */
 /**
- * Issue 19, targets 4 and 5 in one n8n process: the write back trigger (version 3, example 4's
- * workflow, respond afterSuccess) with the durable record empty of its keys and then holding
- * 100,000 keys, side by side with the same deliveries without idempotency keys (only the
- * exactly-once work differs) and with the same workflow on trigger version 2 (the version before
- * the record: its ledger in static data, its claim in memory). Per phase: deliveries one at a time
- * (latency) and 8 in flight (throughput), and how much n8n's SQLite database grew per delivery.
+ * The write back record in one n8n process: the write back trigger (example 4's workflow, respond
+ * afterSuccess) with the durable record empty of its keys and then holding 100,000 keys, side by
+ * side with the same deliveries without idempotency keys (only the exactly-once work differs). Per
+ * phase: deliveries one at a time (latency) and 8 in flight (throughput), and how much n8n's SQLite
+ * database grew per delivery.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -29,23 +28,8 @@ const ROUNDS = 3;
 const RECORDED_KEYS = 100_000;
 const EXAMPLE_SCOPE = 'writeBack:5d0c4c3e-7b61-4c1f-9a57-2f2b4b0e0a04';
 
-/** Example 4 with its trigger on version 2, which keeps no record (so no record credential). */
-function exampleOnTriggerV2(): Json {
-	const example = rt.loadExamples().find((e: Json) => e.workflow.id === 'ccExWriteBack');
-	const workflow = rt.localVariant(example.workflow);
-	workflow.id = 'benchWriteBackV2';
-	workflow.name = 'Bench: example 4 on trigger version 2';
-	for (const node of rt.triggerNodes(workflow)) {
-		node.typeVersion = 2;
-		node.webhookId = '7a3f1c52-2b9e-4d61-8c0a-5e4b9d2f1a70';
-		delete node.credentials.contactCenterRecordApi;
-	}
-	return workflow;
-}
-
-describe('Issue 19: the durable write back record in one n8n process, 0 against 100,000 keys', () => {
+describe('The durable write back record in one n8n process, 0 against 100,000 keys', () => {
 	let stack: Json;
-	let v2Url = '';
 	const userFolder = path.join(rt.REPO_ROOT, '.n8n-local', 'bench-record');
 
 	beforeAll(async () => {
@@ -55,19 +39,7 @@ describe('Issue 19: the durable write back record in one n8n process, 0 against 
 			n8nPort: 0,
 			simulatorPort: 0,
 			log: () => {},
-			extraWorkflows: [exampleOnTriggerV2()],
 		});
-		await rt.activateWorkflow(stack.instance, 'benchWriteBackV2');
-		let hook: Json | undefined;
-		for (let attempt = 0; attempt < 80 && !hook; attempt++) {
-			hook = (await rt.registeredWebhooks(stack.instance)).find(
-				(r: Json) => r.workflowId === 'benchWriteBackV2',
-			);
-			if (!hook) await rt.sleep(250);
-		}
-		if (!hook) throw new Error('the version 2 workflow registered no webhook');
-		await rt.waitForWebhook(hook.url);
-		v2Url = hook.url;
 	}, 900_000);
 	afterAll(async () => await stack?.stop(), 120_000);
 
@@ -76,10 +48,8 @@ describe('Issue 19: the durable write back record in one n8n process, 0 against 
 			.map((f) => path.join(userFolder, '.n8n', f))
 			.reduce((n, f) => n + (fs.existsSync(f) ? fs.statSync(f).size : 0), 0);
 
-	async function phase(label: string, withKeys: boolean, triggerV2 = false) {
-		const url = triggerV2
-			? v2Url
-			: stack.webhooks.find((w: Json) => w.endpoint === 'writeBack').url;
+	async function phase(label: string, withKeys: boolean) {
+		const url = stack.webhooks.find((w: Json) => w.endpoint === 'writeBack').url;
 		const secret = stack.secrets.writeBack;
 		let n = 0;
 		const deliverOne = async () => {
@@ -107,7 +77,7 @@ describe('Issue 19: the durable write back record in one n8n process, 0 against 
 		return { label, latencies, perSecond, bytesPerCall };
 	}
 
-	type Kind = { name: string; withKeys: boolean; triggerV2?: boolean };
+	type Kind = { name: string; withKeys: boolean };
 	type Measured = Awaited<ReturnType<typeof phase>>;
 
 	/**
@@ -119,9 +89,7 @@ describe('Issue 19: the durable write back record in one n8n process, 0 against 
 		for (let round = 0; round < ROUNDS; round++) {
 			const order = round % 2 === 0 ? kinds : [...kinds].reverse();
 			for (const kind of order)
-				byKind
-					.get(kind.name)!
-					.push(await phase(`${state}-${kind.name}-${round}`, kind.withKeys, kind.triggerV2));
+				byKind.get(kind.name)!.push(await phase(`${state}-${kind.name}-${round}`, kind.withKeys));
 		}
 		const summary = (runs: Measured[]) => {
 			const latencies = runs.flatMap((r) => r.latencies);
@@ -204,8 +172,7 @@ describe('Issue 19: the durable write back record in one n8n process, 0 against 
 	it('measures', async () => {
 		const keyless: Kind = { name: 'keyless', withKeys: false };
 		const keyed: Kind = { name: 'keyed', withKeys: true };
-		const keyedV2: Kind = { name: 'keyedV2', withKeys: true, triggerV2: true };
-		const empty = await rounds('empty', [keyless, keyed, keyedV2]);
+		const empty = await rounds('empty', [keyless, keyed]);
 		const tables = await rt.publicApi(stack.instance, 'GET', '/data-tables?limit=100');
 		const table = tables.data.find((t: Json) => t.name === local.RECORD_TABLE_NAME);
 		const other = await rt.publicApi(stack.instance, 'POST', '/data-tables', {
@@ -265,15 +232,13 @@ describe('Issue 19: the durable write back record in one n8n process, 0 against 
 		const keyedCost = (state: Json, field: string) => state.keyed[field] / state.keyless[field];
 		recordSection({
 			id: 'record',
-			title: '5. Write back record in one n8n process: 0 against 100,000 recorded keys (issue 19)',
-			method: `One n8n ${rt.N8N_VERSION} (SQLite, executions saved), example 4's workflow (trigger version 3, respond afterSuccess, data table upsert). A phase: ${WARM_UP} warm-up deliveries, ${SEQUENTIAL} one at a time (latency; the SQLite files' growth divided by the deliveries), then ${PARALLEL} with ${IN_FLIGHT} in flight (throughput). Three states of the record, each measured in ${ROUNDS} rounds that run one phase of every kind in turn (order reversed every other round); figures are the p50/p95 of all rounds' latencies and the median of their rates. Kinds: without keys, with keys (the record holds none of them), and in the first state with keys through the same workflow on trigger version 2 (imported beside it, the version before the record: ledger in static data, claim in memory). States: empty; ${RECORDED_KEYS.toLocaleString('en')} done rows inserted for the trigger; the same rows deleted again (empty again, which shows any drift of the machine over the run). Single API calls from the benchmark, p50 of 60 after 10 warm-ups, before and after the rows were inserted. Every delivery distinct and answered 200.`,
+			title: 'Write back record in one n8n process: 0 against 100,000 recorded keys',
+			command:
+				'flock /tmp/e2e.lock npx jest --selectProjects bench --runInBand --testTimeout=1800000 bench/record.bench.ts',
+			method: `One n8n ${rt.N8N_VERSION} (SQLite, executions saved), example 4's workflow (respond afterSuccess, data table upsert). A phase: ${WARM_UP} warm-up deliveries, ${SEQUENTIAL} one at a time (latency; the SQLite files' growth divided by the deliveries), then ${PARALLEL} with ${IN_FLIGHT} in flight (throughput). Three states of the record, each measured in ${ROUNDS} rounds that run one phase of every kind in turn (order reversed every other round); figures are the p50/p95 of all rounds' latencies and the median of their rates. Kinds: without keys, and with keys (the record holds none of them). States: empty; ${RECORDED_KEYS.toLocaleString('en')} done rows inserted for the trigger; the same rows deleted again (empty again, which shows any drift of the machine over the run). Single API calls from the benchmark, p50 of 60 after 10 warm-ups, before and after the rows were inserted. Every delivery distinct and answered 200.`,
 			figures: [
 				{ name: 'Empty: without idempotency keys', value: row(empty.keyless) },
 				{ name: 'Empty: with keys', value: row(empty.keyed) },
-				{
-					name: 'Empty: with keys, trigger version 2 (before the record)',
-					value: row(empty.keyedV2),
-				},
 				{
 					name: `${RECORDED_KEYS.toLocaleString('en')} keys recorded: without keys`,
 					value: row(full.keyless),
@@ -303,10 +268,6 @@ describe('Issue 19: the durable write back record in one n8n process, 0 against 
 					value: [empty, full, emptyAgain]
 						.map((st) => `${keyedCost(st, 'perSecond').toFixed(2)}x`)
 						.join(', '),
-				},
-				{
-					name: 'With keys / trigger version 2 (empty, same rounds): latency p50, throughput',
-					value: `${(empty.keyed.p50 / empty.keyedV2.p50).toFixed(2)}x, ${(empty.keyed.perSecond / empty.keyedV2.perSecond).toFixed(2)}x`,
 				},
 				{
 					name: 'Single public API calls (p50 of 60, one at a time), record empty',

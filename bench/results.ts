@@ -2,7 +2,8 @@
 /**
  * Figures of the benchmarks: each bench file records its section into bench/results/<id>.json and
  * then rewrites bench/RESULTS.md from every section present, so the last file to finish leaves the
- * complete report and running a single bench file updates only its own section.
+ * complete report and running a single bench file updates only its own section. A section holds the
+ * figures of the last run only, with the command that reproduces them.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -11,7 +12,7 @@ import * as path from 'node:path';
 export interface Figure {
 	name: string;
 	value: string;
-	/** The target as written in the issue (5 or 13), when the figure has one. */
+	/** The figure's target, when it has one. */
 	target?: string;
 	/** Whether the target is met; undefined for figures without a target. */
 	met?: boolean;
@@ -20,12 +21,14 @@ export interface Figure {
 export interface Section {
 	id: string;
 	title: string;
+	/** The exact command that reproduces the figures. */
+	command: string;
 	/** How the figures were obtained, in a sentence or two. */
 	method: string;
 	figures: Figure[];
-	/** A table of its own (markdown lines), printed after the method, e.g. the issue's table. */
+	/** A table of its own (markdown lines), printed after the method. */
 	table?: string[];
-	/** Findings, e.g. why a target is missed. */
+	/** Findings computed from the run's own figures. */
 	notes?: string[];
 	/** Raw figures, kept in the JSON file only. */
 	raw?: unknown;
@@ -40,16 +43,16 @@ const BENCH_DIR = __dirname;
 const RESULTS_DIR = path.join(BENCH_DIR, 'results');
 const RESULTS_MD = path.join(BENCH_DIR, 'RESULTS.md');
 
-/** Order of the sections in RESULTS.md (issue 5, benchmarks 1 to 4). */
+/** Order of the sections in RESULTS.md: the action node, then the trigger in one process, then queue mode. */
 const ORDER = [
 	'send',
 	'tokens',
 	'snapshot',
 	'webhook',
-	'dedup',
-	'webhook-v3',
-	'public-api-cost',
+	'write-back-baseline',
 	'record',
+	'public-api-cost',
+	'queue-busy-hour',
 	'queue-mode',
 ];
 
@@ -82,6 +85,10 @@ function verdict(figure: Figure): string {
 function formatSection(section: Section): string {
 	const lines = [`## ${section.title}`, ''];
 	lines.push(
+		'```sh',
+		section.command,
+		'```',
+		'',
 		`Run ${section.date ?? '?'} on ${section.machine ?? '?'}${section.n8nVersion ? `, n8n ${section.n8nVersion}` : ''}.`,
 		'',
 	);
@@ -121,15 +128,17 @@ export function writeResultsMarkdown(): void {
 	const lines = [
 		'# Benchmark results',
 		'',
-		'Written by `npm run bench` (bench/*.bench.ts; raw figures in bench/results/*.json). Figures, not',
-		'assertions: a missed target is reported here as missed. Each section carries its own run date.',
+		'The current figures of each benchmark, written by the benchmark itself (bench/*.bench.ts; raw',
+		'figures in bench/results/<section>.json). Each section starts with the command that reproduces',
+		'it and carries its own run date; `npm run bench` runs them all. Figures, not assertions: a missed',
+		'target is reported as missed. What was tried and measured along the way: [DECISIONS.md](DECISIONS.md).',
 		'',
 		`- Written: ${new Date().toISOString()}`,
 		`- Machine: ${os.cpus().length} cores (\`os.cpus().length\`), ${os.cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB`,
 		`- Node (jest, node code, simulator): ${process.version}`,
 		`- n8n (real-n8n part): ${n8nVersions.length ? n8nVersions.join(', ') : 'not run'}`,
 		'',
-		'## Targets (issues 5 and 13)',
+		'## Targets',
 		'',
 		'| Benchmark | Figure | Value | Target | Met |',
 		'|---|---|---|---|---|',

@@ -1,6 +1,6 @@
 /* eslint-disable no-console -- benchmarks print their figures; they run in jest on a developer machine, never inside n8n */
 /**
- * Benchmark 3 (issue 5): Metric -> Get Snapshot (all 8 metrics, called concurrently) against one
+ * Metric -> Get Snapshot (all 8 metrics, called concurrently) against one
  * Metric -> Get call, with the simulator adding 100 ms to every answer. Wall time of the whole node
  * execution in n8n-core's ExecuteContext, median of 10 runs each, the two kinds alternated.
  */
@@ -63,7 +63,9 @@ describe('Benchmark 3: Metric Get Snapshot against one Metric Get', () => {
 		console.log({ single, snapshot, ratio, snapshotCalls });
 		recordSection({
 			id: 'snapshot',
-			title: '3. Metric Get Snapshot against one metric call',
+			title: 'Metric Get Snapshot against one metric call',
+			command:
+				'npx jest --selectProjects bench --runInBand --testTimeout=1800000 bench/snapshot.bench.ts',
 			method: `Simulator latency ${LATENCY_MS} ms on every answer; token fetched before timing. Wall time of one node execution (n8n-core's ExecuteContext, one input item), ${RUNS} runs of each kind alternated, medians compared. Single call: Metric -> Get (Handle Time). Snapshot: Metric -> Get Snapshot with all 8 metrics (${snapshotCalls} service calls per run, run concurrently).`,
 			figures: [
 				{

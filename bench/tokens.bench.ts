@@ -1,6 +1,6 @@
 /* eslint-disable no-console -- benchmarks print their figures; they run in jest on a developer machine, never inside n8n */
 /**
- * Benchmark 2 (issue 5): token requests over many executions. Each execution is one Send of one
+ * Token requests over many executions. Each execution is one Send of one
  * message through n8n-core's real OAuth2 helpers; a credential store stands for one n8n credential
  * (n8n keeps the token in the credential's oauthTokenData between executions). The simulator's
  * clock is moved past the 12-hour token lifetime to show one new token per lifetime.
@@ -83,7 +83,9 @@ describe('Benchmark 2: token requests over N executions', () => {
 		});
 		recordSection({
 			id: 'tokens',
-			title: '2. Token requests over N executions',
+			title: 'Token requests over N executions',
+			command:
+				'npx jest --selectProjects bench --runInBand --testTimeout=1800000 bench/tokens.bench.ts',
 			method: `Each execution is the Contact Center node sending one message (n8n-core's ExecuteContext and OAuth2 helpers against the simulator, token lifetime 43 200 s). A credential store plays one n8n credential: n8n keeps the token in its oauthTokenData between executions. Phases of ${RUNS} sequential executions: fresh; after the simulator's clock moved past the token lifetime; after expireAllTokens(); with a second credential. Counts from the simulator's counters.`,
 			figures,
 			notes: [

@@ -121,8 +121,9 @@ async function packPackage(destDir) {
 /**
  * Installs the packed package into `<userFolder>/.n8n/nodes`, where n8n keeps community packages
  * installed from its UI. Peer dependencies are left out, as n8n does: n8n-workflow comes from n8n itself.
+ * `extraTarballs` are installed in the same npm install (a later install would prune them).
  */
-async function installPackageInto(userFolder, tarball, { runtime } = {}) {
+async function installPackageInto(userFolder, tarball, { runtime, extraTarballs = [] } = {}) {
 	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
 	fs.mkdirSync(nodesDir, { recursive: true });
 	const pkgJson = path.join(nodesDir, 'package.json');
@@ -153,6 +154,7 @@ async function installPackageInto(userFolder, tarball, { runtime } = {}) {
 			'--ignore-scripts',
 			'--loglevel=error',
 			tarball,
+			...extraTarballs,
 		],
 		{ cwd: nodesDir, env },
 	);

@@ -374,6 +374,7 @@ async function waitForRoute(url, { timeoutMs = 30000 } = {}) {
  *   workerEnv       extra environment for the workers (e.g. Bull's stall detection settings)
  *   extraEnv        extra environment for every n8n process
  *   extraWorkflows  more workflow objects to import; `activate`: ids to activate besides the examples' triggers
+ *   extraTarballs   more packages installed beside this one in every process (e.g. a baseline commit's)
  *   skipBuild, log, owner
  * Resolves with {main, webhookProcesses, workers, pg, redis, simulator, secrets, workflows, urlsOf(workflowId),
  * stopN8n(), startN8n(), stop()}; on failure stops what it started.
@@ -463,7 +464,10 @@ async function startQueueStack(opts) {
 		});
 		log('installing the package into every n8n user folder');
 		const tarball = await rt.packPackage(path.join(stateDir, 'pack'));
-		const nodesDir = await rt.installPackageInto(stack.main.userFolder, tarball, { runtime });
+		const nodesDir = await rt.installPackageInto(stack.main.userFolder, tarball, {
+			runtime,
+			extraTarballs: opts.extraTarballs,
+		});
 		for (let i = 1; i <= (opts.webhooks ?? 2); i++) {
 			stack.webhookProcesses.push(
 				await createProcess(runtime, {
