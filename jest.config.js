@@ -14,7 +14,13 @@ module.exports = {
   projects: [
     project('unit'),
     project('integration'),
-    project('e2e'),
+    project('e2e', { globalSetup: '<rootDir>/test/e2e/global-setup.js' }),
+    // The one-process suite again, on the oldest n8n the README supports.
+    project('e2e-oldest', {
+      testMatch: ['<rootDir>/test/e2e/contactCenter.e2e.test.ts'],
+      setupFiles: ['<rootDir>/test/e2e/oldest-n8n.js'],
+      globalSetup: '<rootDir>/test/e2e/global-setup-oldest.js',
+    }),
     // `npm run bench` only: figures printed and written to bench/RESULTS.md, no timing assertions.
     project('bench', { testMatch: ['<rootDir>/bench/**/*.bench.ts'] }),
   ],

@@ -74,9 +74,9 @@ function tail(text, max) {
 }
 
 /** Installs Node 24 and n8n once (scripts/install-n8n.sh, cached outside the clone) and describes the runtime. */
-async function installRuntime({ log = defaultLog } = {}) {
+async function installRuntime({ log = defaultLog, version = N8N_VERSION } = {}) {
 	const script = path.join(REPO_ROOT, 'scripts', 'install-n8n.sh');
-	const { stdout } = await run('bash', [script, N8N_VERSION], {
+	const { stdout } = await run('bash', [script, version], {
 		onStderr: (chunk) => {
 			for (const line of chunk.split('\n')) if (line.trim()) log(line);
 		},
@@ -98,8 +98,15 @@ async function installRuntime({ log = defaultLog } = {}) {
 	return runtime;
 }
 
-/** `npm run build` in the clone. */
+/**
+ * Set by the end-to-end suites' global setup once it has built the package: suites running side by
+ * side then pack that build instead of rebuilding `dist/` under each other.
+ */
+const PACKAGE_BUILT_ENV = 'CONTACT_CENTER_PACKAGE_BUILT';
+
+/** `npm run build` in the clone (once per test run, see PACKAGE_BUILT_ENV). */
 async function buildPackage({ log = defaultLog } = {}) {
+	if (process.env[PACKAGE_BUILT_ENV] === '1') return;
 	log('building the package (npm run build)');
 	await run('npm', ['run', 'build', '--silent']);
 }
@@ -732,6 +739,7 @@ module.exports = {
 	BROWSER_ID,
 	PACKAGE_NAME,
 	N8N_VERSION,
+	PACKAGE_BUILT_ENV,
 	EXAMPLES_DIR,
 	EXTERNAL_NODE_TYPES,
 	sleep,
