@@ -290,7 +290,7 @@ describe('action workflows executed by n8n', () => {
 		expect(run.output('Append row to sheet')).toEqual([row]);
 	});
 
-	test('example 2: bulk send, wait, status counts and failed details match what the simulator received', async () => {
+	test('example 2: bulk send, wait, status counts with contacts, and every contact that did not get the message', async () => {
 		const id = workflowId('2-');
 		const { result: run, requests } = await recording(() => execute(id));
 		const recipients: Json[] = run.output('Contacts to remind');
@@ -325,23 +325,33 @@ describe('action workflows executed by n8n', () => {
 		for (const [i, status] of statuses.entries()) {
 			const message = stored.find((m) => m.correlationId === sent[i].correlationId)!;
 			expect(status.correlationId).toBe(sent[i].correlationId);
+			expect(status.contact).toBe(sent[i].contact);
 			expect(status.total).toBe(1);
 			expect(status[message.status]).toBe(1);
 			expect(status.PROCESSING).toBe(0);
 		}
 
-		const failedMessages: Json[] = run.output('Get failed') ?? [];
-		const expectedFailed = stored.filter((m) => m.status === 'FAILED');
-		expect(expectedFailed.length).toBeGreaterThan(0);
-		expect(failedMessages).toHaveLength(expectedFailed.length);
-		expect(failedMessages).toEqual(
-			expectedFailed.map((m) =>
-				expect.objectContaining({
-					correlationId: m.correlationId,
-					status: 'FAILED',
-					contact: m.body.contact,
-					reason: m.reason,
-				}),
+		const notReceived: Json[] = run.output('Who did not get it') ?? [];
+		const expected = stored.filter((m) => ['FAILED', 'DELIVERING_FAILED'].includes(m.status));
+		expect(expected.map((m) => m.status).sort()).toEqual(['DELIVERING_FAILED', 'FAILED']);
+		expect(notReceived).toEqual(
+			expected.map((m) =>
+				m.status === 'FAILED'
+					? {
+							correlationId: m.correlationId,
+							contact: m.body.contact,
+							status: 'FAILED',
+							reason: m.reason,
+							detailsFromService: true,
+						}
+					: {
+							correlationId: m.correlationId,
+							contact: m.body.contact,
+							status: 'DELIVERING_FAILED',
+							reason:
+								'No reason given: the service gives no details for DELIVERING_FAILED messages',
+							detailsFromService: false,
+						},
 			),
 		);
 	});
@@ -360,6 +370,9 @@ describe('action workflows executed by n8n', () => {
 				['+31612350000', 'sent', 'FAILED', true],
 			]);
 			expect(sent[2].failureReason).toBe('Invalid phone number');
+			expect(sent[0].failureReason).toBe(
+				'No reason given: the service gives no details for DELIVERING_FAILED messages',
+			);
 			const message = (sim().messages as Json[]).find(
 				(m) => m.correlationId === sent[0].correlationId,
 			)!;
