@@ -139,12 +139,17 @@ async function restartN8n(
 const triggerOutput = (execution: Json, nodeName: string): Json | undefined =>
 	execution.data?.resultData?.runData?.[nodeName]?.[0]?.data?.main?.[0]?.[0]?.json;
 
-const SECONDS_METRICS = ['firstResponseTime', 'handleTime', 'longestWaitTime'];
-const camel = (path: string) =>
-	path
-		.split('/')
-		.pop()!
-		.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+/** The snapshot's column of each metric endpoint: its unit in its name (spec 4.5). */
+const SNAPSHOT_COLUMNS: Record<string, string> = {
+	'/reporting-metrics/inbound-message-volume': 'inboundMessages',
+	'/reporting-metrics/outbound-message-volume': 'outboundMessages',
+	'/reporting-metrics/first-response-time': 'firstResponseTimeSeconds',
+	'/reporting-metrics/resolved-with-one-reply': 'resolvedWithOneReplyMessages',
+	'/reporting-metrics/handle-time': 'handleTimeSeconds',
+	'/reporting-metrics/agent-availability': 'agents',
+	'/queue-metrics/contacts-waiting': 'contactsWaiting',
+	'/queue-metrics/longest-wait-time': 'longestWaitTimeSeconds',
+};
 
 beforeAll(async () => {
 	stateDir = freshStateDir();
@@ -265,27 +270,26 @@ describe('action workflows executed by n8n', () => {
 			expect(request.headers.authorization).toMatch(/^Bearer /);
 			const expected = evaluateMetric(request.path, new URLSearchParams(request.query), request.at)
 				.body.dataPoint.value;
-			// Node version 3: a time's column says its unit (spec 4.5: seconds).
-			const column = SECONDS_METRICS.includes(camel(request.path))
-				? `${camel(request.path)}Seconds`
-				: camel(request.path);
+			const column = SNAPSHOT_COLUMNS[request.path];
 			expect({ column, value: row[column] }).toEqual({ column, value: expected });
 		}
-		expect(Object.keys(row)).toHaveLength(3 + metricPaths.length);
-		// From, To and Retrieved At in one form (UTC); To is the end the reporting metrics were asked for.
+		// The window, its zone in the names, and the statuses that decide what agents and the queue count.
+		expect(Object.keys(row)).toHaveLength(3 + metricPaths.length + 2);
+		expect(row).toMatchObject({ userPresenceStatus: 'available', queueConversationStatus: 'new' });
+		// fromUtc, toUtc and retrievedAtUtc in UTC; toUtc is the end the reporting metrics were asked for.
 		const utc = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-		for (const field of ['from', 'to', 'retrievedAt']) expect(row[field]).toMatch(utc);
+		for (const field of ['fromUtc', 'toUtc', 'retrievedAtUtc']) expect(row[field]).toMatch(utc);
 		const windowed = requests.filter((r) => new URLSearchParams(r.query).has('to'));
 		expect(windowed.map((r) => r.path).sort()).toEqual(
 			metricPaths.filter((p) => 'to' in METRIC_ENDPOINTS[p]).sort(),
 		);
 		for (const request of windowed) {
 			const query = new URLSearchParams(request.query);
-			expect(new Date(Date.parse(query.get('to')!)).toISOString()).toBe(row.to);
-			expect(new Date(Date.parse(query.get('from')!)).toISOString()).toBe(row.from);
+			expect(new Date(Date.parse(query.get('to')!)).toISOString()).toBe(row.toUtc);
+			expect(new Date(Date.parse(query.get('from')!)).toISOString()).toBe(row.fromUtc);
 		}
-		expect(Date.parse(row.from)).toBeLessThan(Date.parse(row.to));
-		expect(Date.parse(row.to)).toBeLessThanOrEqual(Date.parse(row.retrievedAt));
+		expect(Date.parse(row.fromUtc)).toBeLessThan(Date.parse(row.toUtc));
+		expect(Date.parse(row.toUtc)).toBeLessThanOrEqual(Date.parse(row.retrievedAtUtc));
 		// Disabled in the local run: n8n passes the row through, unchanged, to where Sheets would append it.
 		expect(run.output('Append row to sheet')).toEqual([row]);
 	});
