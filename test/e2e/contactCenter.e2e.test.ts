@@ -25,6 +25,7 @@ const { evaluateMetric, METRIC_ENDPOINTS }: Json = metricsModule;
 const {
 	freshStateDir,
 	postSigned,
+	npmRunCall,
 	readFixture,
 	report,
 	waitFor,
@@ -465,6 +466,36 @@ describe('trigger endpoints with signed requests (undici)', () => {
 		expect(res.status).toBe(404);
 		expect(res.text).toBe('');
 		expect(String(res.headers['content-type'] ?? '')).not.toContain('application/json');
+	});
+
+	test('npm run call: the printed commands play the service against each active example', async () => {
+		const lookup = await npmRunCall(stateDir, 'lookup');
+		expect(lookup).toEqual({
+			url: webhook('lookup'),
+			status: 200,
+			body: { autoConfirm: false, attributes: ada },
+		});
+
+		const key = `npm-call-${Date.now()}`;
+		const first = await npmRunCall(stateDir, 'write-back', '--key', key);
+		expect(first).toEqual({
+			url: webhook('writeBack'),
+			status: 200,
+			body: writeBackAnswer('processed', key),
+		});
+		const again = await npmRunCall(stateDir, 'write-back', '--key', key);
+		expect([
+			{ status: 200, body: writeBackAnswer('duplicate', key) },
+			{ status: 409, body: writeBackAnswer('inProgress', key) },
+		]).toContainEqual({ status: again.status, body: again.body });
+
+		const notificationRuns = (await executionsOf(workflowId('notification'))).length;
+		const notification = await npmRunCall(stateDir, 'notification');
+		expect(notification).toEqual({ url: webhook('notification'), status: 204, body: null });
+		await waitFor(
+			async () => (await executionsOf(workflowId('notification'))).length > notificationRuns,
+			{ what: 'the run of the notification example' },
+		);
 	});
 
 	async function conversationRows(): Promise<Json[]> {

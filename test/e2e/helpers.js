@@ -98,6 +98,22 @@ function writeBackPayload(idempotencyKey, conversationId, extra = {}) {
 }
 
 /**
+ * `npm run call -- <args>` as `npm start` prints it, against the stack whose user folder is
+ * `stateDir`. Resolves with what it printed: {url, status, body (parsed JSON, or null)}.
+ */
+async function npmRunCall(stateDir, ...args) {
+	const { stdout } = await rt.run('npm', ['run', '--silent', 'call', '--', ...args], {
+		env: { ...process.env, CONTACT_CENTER_STATE_DIR: stateDir },
+	});
+	const [request, status, ...body] = stdout.trim().split('\n');
+	return {
+		url: request.replace(/^POST /, ''),
+		status: Number(status.split(' ')[0]),
+		body: body.length > 0 ? JSON.parse(body.join('\n')) : null,
+	};
+}
+
+/**
  * Another sender of the organization: sends one message to each contact straight to the
  * simulator with the simulator's first client, as a sender outside n8n uses the shared rate limit.
  */
@@ -195,6 +211,7 @@ module.exports = {
 	SLOW_WRITE_BACK_TABLE,
 	createMemberWithKey,
 	isAlive,
+	npmRunCall,
 	startEchoServer,
 	sendAsOtherSender,
 	sign,

@@ -91,7 +91,7 @@ export const description: INodeProperties[] = [
 		name: 'queueStatus',
 		type: 'options',
 		default: 'new',
-		description: `${queueStatusDescription}. The row names it in queueConversationStatus`,
+		description: `${queueStatusDescription}. The row names it in queueConversationStatus.`,
 		hint: queueStatusHint,
 		options: queueStatusOptions,
 		displayOptions: show,
