@@ -144,6 +144,50 @@ describe('Contact Center: Get Status and Get Failed', () => {
 		]);
 	});
 
+	it('a FAILED count whose details come back empty still gets its row, saying so; a reason-less detail says that', async () => {
+		const [id, other] = await send(['+15550000000', '+15550000000']);
+		fixture.sim.settleMessages();
+		fixture.sim.injectFault({
+			method: 'GET',
+			path: `/proactive-messaging/${id}/FAILED`,
+			response: { status: 200, body: [] },
+		});
+		fixture.sim.injectFault({
+			method: 'GET',
+			path: `/proactive-messaging/${other}/FAILED`,
+			response: { status: 200, body: [{ status: 'FAILED', contact: '+15550000000' }] },
+		});
+		const { json } = await runContactCenter(
+			fixture.credentials,
+			{
+				resource: 'proactiveMessage',
+				operation: 'getFailed',
+				correlationId: '={{ $json.id }}',
+				sentToContact: '={{ $json.phone }}',
+			},
+			[
+				{ id, phone: '+15550000000' },
+				{ id: other, phone: '+15550000000' },
+			],
+		);
+		expect(json).toEqual([
+			{
+				correlationId: id,
+				contact: '+15550000000',
+				status: 'FAILED',
+				reason: 'No reason given: the service gives no details for FAILED messages',
+				detailsFromService: false,
+			},
+			{
+				correlationId: other,
+				contact: '+15550000000',
+				status: 'FAILED',
+				reason: 'No reason given by the service',
+				detailsFromService: true,
+			},
+		]);
+	});
+
 	it('Get Status rows carry the contact of Send', async () => {
 		const sent = await runContactCenter(
 			fixture.credentials,

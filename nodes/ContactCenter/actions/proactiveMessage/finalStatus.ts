@@ -27,8 +27,8 @@ export function currentStatusOf(overview: StatusOverview): string {
  * Polls Get Status, once per correlation id per round, until every sent message has a final status
  * or the timeout passes. Each sent item gets `finalStatus` (the status last read), `settled` (whether
  * that status is final) and, for FAILED and DELIVERING_FAILED, `failureReason` (the service's, or
- * that it gave none). A status that cannot be read does not fail
- * the item: the message was sent; `finalStatusError` says why the status is not known.
+ * that it gave none). A status that cannot be read does not fail the item: the message was sent;
+ * `finalStatusError` says why the status is not known.
  */
 export async function addFinalStatuses(
 	this: IExecuteFunctions,

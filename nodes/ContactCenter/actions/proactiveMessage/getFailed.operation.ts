@@ -32,26 +32,22 @@ export const noDetailsGiven = (status: string) =>
 export const NO_REASON_IN_DETAILS = 'No reason given by the service';
 
 /**
- * The service's details of the messages with `status`: documented for FAILED only (its errors are
- * the item's). DELIVERING_FAILED is asked all the same; an error or an empty list there means the
- * service gives none, and undefined is returned.
+ * The service's details of the messages with `status`, or undefined when it gives none (an empty
+ * list). Details are documented for FAILED only, whose errors are the item's; DELIVERING_FAILED is
+ * asked all the same, and an error there means the service gives none.
  */
 export async function readStatusDetails(
 	this: IExecuteFunctions,
 	correlationId: string,
 	status: string,
 ): Promise<FailedMessage[] | undefined> {
-	const path = `/proactive-messaging/${encodeURIComponent(correlationId)}/${status}`;
-	if (status === 'FAILED') {
-		return normalizeFailedMessages(
-			await contactCenterApiRequest.call(this, 'GET', path),
-			correlationId,
-		);
-	}
-	const details = await contactCenterApiRequest.call(this, 'GET', path).then(
-		(body) => normalizeFailedMessages(body, correlationId, status),
-		() => [],
+	const request = contactCenterApiRequest.call(
+		this,
+		'GET',
+		`/proactive-messaging/${encodeURIComponent(correlationId)}/${status}`,
 	);
+	const body = status === 'FAILED' ? await request : await request.catch(() => undefined);
+	const details = normalizeFailedMessages(body, correlationId, status);
 	return details.length > 0 ? details : undefined;
 }
 
