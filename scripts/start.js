@@ -140,7 +140,8 @@ async function main() {
 			'',
 			'  Play the service: a signed sample call to each webhook, from another terminal:',
 			...calls.map(([name, e]) => `    ${`npm run call -- ${name}`.padEnd(30)} ${e.sampleAnswer}`),
-			"    (prints n8n's status and body; --body '{...}' sends your own; --key K twice: a duplicate)",
+			"    Each prints n8n's status and body. --body '{...}' sends your own body;",
+			'    write-back --key K run twice is answered as a duplicate.',
 		);
 	}
 	lines.push('', 'Press Ctrl-C to stop n8n and the simulator.', '');
