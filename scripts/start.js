@@ -6,7 +6,8 @@
  * Builds the package, installs Node 24 + n8n 2.41.1 once (cached outside the clone), starts the
  * simulator and n8n on 127.0.0.1, imports a credential pointing at the simulator (or at the real
  * service, see below) and the example workflows, activates the trigger workflows, and prints the
- * editor URL, the owner login, the webhook URLs and the signing secret. Ctrl-C stops everything.
+ * editor URL, the owner login, the webhook URLs, the signing secret and the `npm run call` lines
+ * that play the service against the webhooks (scripts/call.js). Ctrl-C stops everything.
  *
  * Environment (all optional):
  *   CONTACT_CENTER_BASE_URL, CONTACT_CENTER_CLIENT_ID, CONTACT_CENTER_CLIENT_SECRET
@@ -21,12 +22,10 @@
  *   CONTACT_CENTER_STATE_DIR (.n8n-local/start)   n8n's user folder; kept between runs
  *   CONTACT_CENTER_RUNTIME_CACHE (~/.cache/n8n-nodes-contact-center)   where Node 24 and n8n are installed
  */
-const path = require('node:path');
-
 require('./check-install').exitUnlessInstalled();
 
-const rt = require('./lib/n8n-runtime');
 const setup = require('./lib/local-setup');
+const { ENDPOINTS } = require('./call');
 
 const log = (line) => process.stderr.write(`[start] ${line}\n`);
 
@@ -74,10 +73,7 @@ function settings(env = process.env) {
 			firstName: setup.DEFAULT_OWNER.firstName,
 			lastName: setup.DEFAULT_OWNER.lastName,
 		},
-		stateDir: path.resolve(
-			rt.REPO_ROOT,
-			env.CONTACT_CENTER_STATE_DIR || path.join('.n8n-local', 'start'),
-		),
+		stateDir: setup.stateDirFrom(env),
 	};
 }
 
@@ -136,12 +132,16 @@ async function main() {
 		'  Example workflows:',
 		...s.workflows.map((w) => `    ${w.name}${w.active ? ' (active)' : ''}`),
 	];
-	if (!cfg.service) {
+	const calls = Object.entries(ENDPOINTS).filter(([, e]) =>
+		s.webhooks.some((w) => w.endpoint === e.key),
+	);
+	if (calls.length > 0) {
 		lines.push(
 			'',
-			'  Try a signed lookup through the simulator:',
-			`    curl -s -X POST ${s.serviceUrl}/__sim/crm/deliver -H 'content-type: application/json' \\`,
-			`      -d '{"url":"${s.webhooks[0]?.url ?? ''}","body":{"email":"ada@example.com"}}'`,
+			'  Play the service: a signed sample call to each webhook, from another terminal:',
+			...calls.map(([name, e]) => `    ${`npm run call -- ${name}`.padEnd(30)} ${e.sampleAnswer}`),
+			"    Each prints n8n's status and body. --body '{...}' sends your own body;",
+			'    write-back --key K run twice is answered as a duplicate.',
 		);
 	}
 	lines.push('', 'Press Ctrl-C to stop n8n and the simulator.', '');

@@ -68,6 +68,43 @@ const DEFAULT_OWNER = {
 
 const ENDPOINT_LABELS = { lookup: 'Lookup', writeBack: 'Write back', notification: 'Notification' };
 
+/** n8n's user folder of `npm start` (CONTACT_CENTER_STATE_DIR, relative to the clone). */
+function stateDirFrom(env = process.env) {
+	return path.resolve(
+		rt.REPO_ROOT,
+		env.CONTACT_CENTER_STATE_DIR || path.join('.n8n-local', 'start'),
+	);
+}
+
+/**
+ * A running stack's webhooks with their local URLs and secrets, kept in its user folder while it
+ * runs, so that `npm run call` can play the service against it.
+ */
+const endpointsFile = (userFolder) => path.join(path.resolve(userFolder), 'endpoints.json');
+
+function writeEndpoints(userFolder, webhooks, secrets) {
+	const endpoints = {
+		webhooks: webhooks.map((w) => ({
+			endpoint: w.endpoint,
+			url: w.localUrl,
+			secret: secrets[w.endpoint],
+		})),
+	};
+	fs.writeFileSync(endpointsFile(userFolder), `${JSON.stringify(endpoints, null, 2)}\n`, {
+		mode: 0o600,
+	});
+}
+
+/** What writeEndpoints wrote, or undefined when no stack runs in that folder. */
+function readEndpoints(userFolder) {
+	try {
+		return JSON.parse(fs.readFileSync(endpointsFile(userFolder), 'utf8'));
+	} catch (error) {
+		if (error.code === 'ENOENT') return undefined;
+		throw error;
+	}
+}
+
 /**
  * Name of the secret field of the signing secret credential, read from the built package, so the
  * import follows whatever the credential calls it. Undefined while the credential does not exist.
@@ -155,7 +192,7 @@ async function ensureDataTable(instance, table) {
  *   service         {baseUrl, clientId, clientSecret} of the real service, or undefined for the simulator
  *   secrets         {lookup, writeBack, notification} hex secrets, each defaulting to the simulator's
  *   simulatorOptions  passed to startSimulator
- *   publicUrl       public base URL of n8n's webhooks (WEBHOOK_URL), when the real service must reach them
+ *   publicUrl       public base URL of n8n's webhooks (N8N_WEBHOOK_URL), when the real service must reach them
  *   extraWorkflows  more workflow objects to import (not activated), e.g. test fixtures
  *   owner, log, skipBuild
  * Resolves with {instance, simulator, workflows, webhooks, stop(), summary()}; on failure stops what it started.
@@ -169,6 +206,7 @@ async function startStack(opts) {
 	fs.mkdirSync(userFolder, { recursive: true });
 	const stack = { instance: null, simulator: null, workflows: [], webhooks: [] };
 	stack.stop = async () => {
+		fs.rmSync(endpointsFile(userFolder), { force: true });
 		if (stack.instance) await rt.stopServer(stack.instance);
 		if (stack.simulator) {
 			const sim = stack.simulator;
@@ -209,7 +247,7 @@ async function startStack(opts) {
 			userFolder,
 			port: opts.n8nPort || undefined,
 			// Where the service reaches the webhooks (a tunnel or reverse proxy in front of n8n).
-			extraEnv: opts.publicUrl ? { WEBHOOK_URL: `${opts.publicUrl.replace(/\/+$/, '')}/` } : {},
+			extraEnv: opts.publicUrl ? { N8N_WEBHOOK_URL: `${opts.publicUrl.replace(/\/+$/, '')}/` } : {},
 		});
 		stack.instance = instance;
 		log(`installing the package into ${path.join(userFolder, '.n8n', 'nodes')}`);
@@ -286,6 +324,7 @@ async function startStack(opts) {
 					Object.keys(ENDPOINT_LABELS).indexOf(b.endpoint),
 			);
 		for (const hook of stack.webhooks) await rt.waitForWebhook(hook.localUrl);
+		writeEndpoints(userFolder, stack.webhooks, secrets);
 		stack.summary = () => {
 			const distinct = [...new Set(Object.values(secrets))];
 			return {
@@ -324,5 +363,8 @@ module.exports = {
 	connectRecordCredential,
 	signingSecretField,
 	ensureDataTable,
+	readEndpoints,
+	writeEndpoints,
 	startStack,
+	stateDirFrom,
 };

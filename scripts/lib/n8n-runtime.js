@@ -272,7 +272,7 @@ function n8nEnv(runtime, { userFolder, port, brokerPort, encryptionKey, extra = 
 		N8N_LISTEN_ADDRESS: '127.0.0.1',
 		N8N_HOST: '127.0.0.1',
 		N8N_PROTOCOL: 'http',
-		WEBHOOK_URL: `http://127.0.0.1:${port}/`,
+		N8N_WEBHOOK_URL: `http://127.0.0.1:${port}/`,
 		N8N_EDITOR_BASE_URL: `http://127.0.0.1:${port}/`,
 		N8N_ENCRYPTION_KEY: encryptionKey,
 		N8N_RUNNERS_BROKER_PORT: String(brokerPort),

@@ -25,6 +25,7 @@ const { evaluateMetric, METRIC_ENDPOINTS }: Json = metricsModule;
 const {
 	freshStateDir,
 	postSigned,
+	npmRunCall,
 	readFixture,
 	report,
 	waitFor,
@@ -137,12 +138,17 @@ async function restartN8n(
 const triggerOutput = (execution: Json, nodeName: string): Json | undefined =>
 	execution.data?.resultData?.runData?.[nodeName]?.[0]?.data?.main?.[0]?.[0]?.json;
 
-const SECONDS_METRICS = ['firstResponseTime', 'handleTime', 'longestWaitTime'];
-const camel = (path: string) =>
-	path
-		.split('/')
-		.pop()!
-		.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+/** The snapshot's column of each metric endpoint: its unit in its name (spec 4.5). */
+const SNAPSHOT_COLUMNS: Record<string, string> = {
+	'/reporting-metrics/inbound-message-volume': 'inboundMessages',
+	'/reporting-metrics/outbound-message-volume': 'outboundMessages',
+	'/reporting-metrics/first-response-time': 'firstResponseTimeSeconds',
+	'/reporting-metrics/resolved-with-one-reply': 'resolvedWithOneReplyMessages',
+	'/reporting-metrics/handle-time': 'handleTimeSeconds',
+	'/reporting-metrics/agent-availability': 'agents',
+	'/queue-metrics/contacts-waiting': 'contactsWaiting',
+	'/queue-metrics/longest-wait-time': 'longestWaitTimeSeconds',
+};
 
 beforeAll(async () => {
 	stateDir = freshStateDir();
@@ -261,32 +267,31 @@ describe('action workflows executed by n8n', () => {
 			expect(request.headers.authorization).toMatch(/^Bearer /);
 			const expected = evaluateMetric(request.path, new URLSearchParams(request.query), request.at)
 				.body.dataPoint.value;
-			// A time's column says its unit (spec 4.5: seconds).
-			const column = SECONDS_METRICS.includes(camel(request.path))
-				? `${camel(request.path)}Seconds`
-				: camel(request.path);
+			const column = SNAPSHOT_COLUMNS[request.path];
 			expect({ column, value: row[column] }).toEqual({ column, value: expected });
 		}
-		expect(Object.keys(row)).toHaveLength(3 + metricPaths.length);
-		// From, To and Retrieved At in one form (UTC); To is the end the reporting metrics were asked for.
+		// The window, its zone in the names, and the statuses that decide what agents and the queue count.
+		expect(Object.keys(row)).toHaveLength(3 + metricPaths.length + 2);
+		expect(row).toMatchObject({ userPresenceStatus: 'available', queueConversationStatus: 'new' });
+		// fromUtc, toUtc and retrievedAtUtc in UTC; toUtc is the end the reporting metrics were asked for.
 		const utc = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-		for (const field of ['from', 'to', 'retrievedAt']) expect(row[field]).toMatch(utc);
+		for (const field of ['fromUtc', 'toUtc', 'retrievedAtUtc']) expect(row[field]).toMatch(utc);
 		const windowed = requests.filter((r) => new URLSearchParams(r.query).has('to'));
 		expect(windowed.map((r) => r.path).sort()).toEqual(
 			metricPaths.filter((p) => 'to' in METRIC_ENDPOINTS[p]).sort(),
 		);
 		for (const request of windowed) {
 			const query = new URLSearchParams(request.query);
-			expect(new Date(Date.parse(query.get('to')!)).toISOString()).toBe(row.to);
-			expect(new Date(Date.parse(query.get('from')!)).toISOString()).toBe(row.from);
+			expect(new Date(Date.parse(query.get('to')!)).toISOString()).toBe(row.toUtc);
+			expect(new Date(Date.parse(query.get('from')!)).toISOString()).toBe(row.fromUtc);
 		}
-		expect(Date.parse(row.from)).toBeLessThan(Date.parse(row.to));
-		expect(Date.parse(row.to)).toBeLessThanOrEqual(Date.parse(row.retrievedAt));
+		expect(Date.parse(row.fromUtc)).toBeLessThan(Date.parse(row.toUtc));
+		expect(Date.parse(row.toUtc)).toBeLessThanOrEqual(Date.parse(row.retrievedAtUtc));
 		// Disabled in the local run: n8n passes the row through, unchanged, to where Sheets would append it.
 		expect(run.output('Append row to sheet')).toEqual([row]);
 	});
 
-	test('example 2: bulk send, wait, status counts and failed details match what the simulator received', async () => {
+	test('example 2: bulk send, wait, status counts with contacts, and every contact that did not get the message', async () => {
 		const id = workflowId('2-');
 		const { result: run, requests } = await recording(() => execute(id));
 		const recipients: Json[] = run.output('Contacts to remind');
@@ -321,23 +326,33 @@ describe('action workflows executed by n8n', () => {
 		for (const [i, status] of statuses.entries()) {
 			const message = stored.find((m) => m.correlationId === sent[i].correlationId)!;
 			expect(status.correlationId).toBe(sent[i].correlationId);
+			expect(status.contact).toBe(sent[i].contact);
 			expect(status.total).toBe(1);
 			expect(status[message.status]).toBe(1);
 			expect(status.PROCESSING).toBe(0);
 		}
 
-		const failedMessages: Json[] = run.output('Get failed') ?? [];
-		const expectedFailed = stored.filter((m) => m.status === 'FAILED');
-		expect(expectedFailed.length).toBeGreaterThan(0);
-		expect(failedMessages).toHaveLength(expectedFailed.length);
-		expect(failedMessages).toEqual(
-			expectedFailed.map((m) =>
-				expect.objectContaining({
-					correlationId: m.correlationId,
-					status: 'FAILED',
-					contact: m.body.contact,
-					reason: m.reason,
-				}),
+		const notReceived: Json[] = run.output('Who did not get it') ?? [];
+		const expected = stored.filter((m) => ['FAILED', 'DELIVERING_FAILED'].includes(m.status));
+		expect(expected.map((m) => m.status).sort()).toEqual(['DELIVERING_FAILED', 'FAILED']);
+		expect(notReceived).toEqual(
+			expected.map((m) =>
+				m.status === 'FAILED'
+					? {
+							correlationId: m.correlationId,
+							contact: m.body.contact,
+							status: 'FAILED',
+							reason: m.reason,
+							detailsFromService: true,
+						}
+					: {
+							correlationId: m.correlationId,
+							contact: m.body.contact,
+							status: 'DELIVERING_FAILED',
+							reason:
+								'No reason given: the service gives no details for DELIVERING_FAILED messages',
+							detailsFromService: false,
+						},
 			),
 		);
 	});
@@ -356,6 +371,9 @@ describe('action workflows executed by n8n', () => {
 				['+31612350000', 'sent', 'FAILED', true],
 			]);
 			expect(sent[2].failureReason).toBe('Invalid phone number');
+			expect(sent[0].failureReason).toBe(
+				'No reason given: the service gives no details for DELIVERING_FAILED messages',
+			);
 			const message = (sim().messages as Json[]).find(
 				(m) => m.correlationId === sent[0].correlationId,
 			)!;
@@ -444,6 +462,36 @@ describe('trigger endpoints with signed requests (undici)', () => {
 		expect(res.status).toBe(404);
 		expect(res.text).toBe('');
 		expect(String(res.headers['content-type'] ?? '')).not.toContain('application/json');
+	});
+
+	test('npm run call: the printed commands play the service against each active example', async () => {
+		const lookup = await npmRunCall(stateDir, 'lookup');
+		expect(lookup).toEqual({
+			url: webhook('lookup'),
+			status: 200,
+			body: { autoConfirm: false, attributes: ada },
+		});
+
+		const key = `npm-call-${Date.now()}`;
+		const first = await npmRunCall(stateDir, 'write-back', '--key', key);
+		expect(first).toEqual({
+			url: webhook('writeBack'),
+			status: 200,
+			body: writeBackAnswer('processed', key),
+		});
+		const again = await npmRunCall(stateDir, 'write-back', '--key', key);
+		expect([
+			{ status: 200, body: writeBackAnswer('duplicate', key) },
+			{ status: 409, body: writeBackAnswer('inProgress', key) },
+		]).toContainEqual({ status: again.status, body: again.body });
+
+		const notificationRuns = (await executionsOf(workflowId('notification'))).length;
+		const notification = await npmRunCall(stateDir, 'notification');
+		expect(notification).toEqual({ url: webhook('notification'), status: 204, body: null });
+		await waitFor(
+			async () => (await executionsOf(workflowId('notification'))).length > notificationRuns,
+			{ what: 'the run of the notification example' },
+		);
 	});
 
 	async function conversationRows(): Promise<Json[]> {

@@ -8,6 +8,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { request } = require('undici');
 const rt = require('../../scripts/lib/n8n-runtime');
+const { writeBackRequest } = require('../simulator/crmRequests');
 
 /** HMAC-SHA256 over the raw body, keyed with the hex-decoded secret, hex-encoded (spec section 5, interface C). */
 function sign(secretHex, rawBody) {
@@ -93,40 +94,22 @@ function report(line) {
  * are added to the payload's data (a fixture workflow reads e.g. `failThisRun` from it).
  */
 function writeBackPayload(idempotencyKey, conversationId, extra = {}) {
+	return writeBackRequest({ idempotencyKey, conversationId, extra });
+}
+
+/**
+ * `npm run call -- <args>` as `npm start` prints it, against the stack whose user folder is
+ * `stateDir`. Resolves with what it printed: {url, status, body (parsed JSON, or null)}.
+ */
+async function npmRunCall(stateDir, ...args) {
+	const { stdout } = await rt.run('npm', ['run', '--silent', 'call', '--', ...args], {
+		env: { ...process.env, CONTACT_CENTER_STATE_DIR: stateDir },
+	});
+	const [request, status, ...body] = stdout.trim().split('\n');
 	return {
-		type: 'CONVERSATION_RESOLVED',
-		version: 1,
-		idempotencyKey,
-		data: {
-			medium: { id: 'whatsapp' },
-			channel: { id: 'ch-1', name: 'Support WhatsApp' },
-			contactProfile: {
-				id: 'cp-1',
-				mediumContactProfileId: 'wa-31612345678',
-				primaryIdentifier: '+31612345678',
-				secondaryIdentifier: 'Ada',
-				pictureUrl: 'https://example.com/ada.png',
-			},
-			conversation: {
-				id: conversationId,
-				createdAt: '2026-11-22T09:00:00.000+01:00',
-				previousStatus: 'new',
-				currentStatus: 'resolved',
-			},
-			statusUpdatedAt: '2026-11-22T09:15:00.000+01:00',
-			statusUpdatedReason: 'agentResolved',
-			agent: { id: 'ag-1', firstName: 'Alan', lastName: 'Turing', email: 'alan@example.com' },
-			contactAttributes: [
-				{ attribute: 'email', value: 'ada@example.com', source: 'CRM_CONFIRMED' },
-			],
-			messages: [
-				{ id: 'm1', direction: 'INBOUND', text: 'Where is my order?' },
-				{ id: 'm2', direction: 'OUTBOUND', text: 'It ships today.' },
-			],
-			notes: [],
-			topics: [{ id: 't1', name: 'Order status' }],
-			...extra,
-		},
+		url: request.replace(/^POST /, ''),
+		status: Number(status.split(' ')[0]),
+		body: body.length > 0 ? JSON.parse(body.join('\n')) : null,
 	};
 }
 
@@ -228,6 +211,7 @@ module.exports = {
 	SLOW_WRITE_BACK_TABLE,
 	createMemberWithKey,
 	isAlive,
+	npmRunCall,
 	startEchoServer,
 	sendAsOtherSender,
 	sign,

@@ -39,8 +39,9 @@ describe('Contact Center: Metric -> Get', () => {
 				value: expect.any(Number),
 				unit: METRICS[metric].unit,
 			});
+			const windowInUtc = takes.map((p) => ({ from: 'fromUtc', to: 'toUtc' })[p] ?? p);
 			expect(Object.keys(json[0]).sort()).toEqual(
-				['metric', 'value', 'unit', 'retrievedAt', ...takes].sort(),
+				['metric', 'value', 'unit', 'retrievedAtUtc', ...windowInUtc].sort(),
 			);
 			expect(
 				Object.values(json[0]).every((value) => value === null || typeof value !== 'object'),
@@ -59,8 +60,8 @@ describe('Contact Center: Metric -> Get', () => {
 		const sent = Date.parse(String(query.from));
 		expect(Math.abs(sent - (Date.now() - 24 * 3_600_000))).toBeLessThan(5 * 60_000);
 		expect(json[0]).toMatchObject({
-			from: new Date(sent).toISOString(),
-			to: new Date(Date.parse(String(query.to))).toISOString(),
+			fromUtc: new Date(sent).toISOString(),
+			toUtc: new Date(Date.parse(String(query.to))).toISOString(),
 		});
 	});
 
@@ -159,7 +160,7 @@ describe('Contact Center: Metric -> Get Snapshot', () => {
 	const fixture = useSimulator({ latencyMs: 20 });
 	beforeEach(() => fixture.sim.resetCounters());
 
-	it('reads all metrics for one window into one flat item, one column per metric', async () => {
+	it('reads all metrics for one window into one flat item, one column per metric named by its unit, the statuses beside the counts they decide', async () => {
 		const { json, error } = await runContactCenter(fixture.credentials, {
 			resource: 'metric',
 			operation: 'getSnapshot',
@@ -168,17 +169,30 @@ describe('Contact Center: Metric -> Get Snapshot', () => {
 		expect(error).toBeUndefined();
 		expect(json).toHaveLength(1);
 		const columns = [
-			'inboundMessageVolume',
-			'outboundMessageVolume',
+			'inboundMessages',
+			'outboundMessages',
 			'firstResponseTimeSeconds',
-			'resolvedWithOneReply',
+			'resolvedWithOneReplyMessages',
 			'handleTimeSeconds',
-			'agentAvailability',
+			'agents',
 			'contactsWaiting',
 			'longestWaitTimeSeconds',
 		];
-		expect(Object.keys(json[0]).sort()).toEqual(['from', 'to', 'retrievedAt', ...columns].sort());
+		expect(Object.keys(json[0])).toEqual([
+			'fromUtc',
+			'toUtc',
+			'retrievedAtUtc',
+			...columns.slice(0, 6),
+			'userPresenceStatus',
+			'contactsWaiting',
+			'queueConversationStatus',
+			'longestWaitTimeSeconds',
+		]);
 		for (const column of columns) expect(typeof json[0][column]).toBe('number');
+		expect(json[0]).toMatchObject({
+			userPresenceStatus: 'available',
+			queueConversationStatus: 'new',
+		});
 		expect(fixture.sim.counters.metricRequests).toBe(8);
 		const queue = fixture.sim.requests.find((r) => r.path.endsWith('/contacts-waiting'));
 		expect(queue?.query).toEqual({ status: 'new' });
@@ -264,16 +278,18 @@ describe('Contact Center: metric outputs by node version', () => {
 		const after = Date.now();
 		expect(error).toBeUndefined();
 		const [row] = json;
-		for (const field of ['from', 'to', 'retrievedAt']) expect(row[field]).toMatch(UTC_ISO);
+		for (const field of ['fromUtc', 'toUtc', 'retrievedAtUtc']) expect(row[field]).toMatch(UTC_ISO);
 		const windowed = metricRequests().filter((r) => r.path.startsWith('/reporting-metrics/'));
 		const sent = windowed.filter((r) => !r.path.endsWith('/agent-availability'));
 		expect(sent).toHaveLength(5);
 		expect(new Set(sent.map((r) => r.query.to)).size).toBe(1);
-		expect(row.to).toBe(new Date(Date.parse(String(sent[0].query.to))).toISOString());
-		expect(row.from).toBe(new Date(Date.parse(String(sent[0].query.from))).toISOString());
-		expect(Date.parse(String(row.to))).toBeGreaterThanOrEqual(before);
-		expect(Date.parse(String(row.to))).toBeLessThanOrEqual(Date.parse(String(row.retrievedAt)));
-		expect(Date.parse(String(row.retrievedAt))).toBeLessThanOrEqual(after);
+		expect(row.toUtc).toBe(new Date(Date.parse(String(sent[0].query.to))).toISOString());
+		expect(row.fromUtc).toBe(new Date(Date.parse(String(sent[0].query.from))).toISOString());
+		expect(Date.parse(String(row.toUtc))).toBeGreaterThanOrEqual(before);
+		expect(Date.parse(String(row.toUtc))).toBeLessThanOrEqual(
+			Date.parse(String(row.retrievedAtUtc)),
+		);
+		expect(Date.parse(String(row.retrievedAtUtc))).toBeLessThanOrEqual(after);
 		const queue = metricRequests().filter((r) => r.path.startsWith('/queue-metrics/'));
 		expect(queue.every((r) => !('to' in r.query))).toBe(true);
 		expect(row).not.toHaveProperty('firstResponseTime');
@@ -292,7 +308,7 @@ describe('Contact Center: metric outputs by node version', () => {
 		);
 		expect(error).toBeUndefined();
 		expect(json[0]).toMatchObject({ metric: 'longestWaitTime', unit: 'seconds' });
-		expect(json[0]).not.toHaveProperty('to');
+		expect(json[0]).not.toHaveProperty('toUtc');
 
 		const volume = await runContactCenter(
 			fixture.credentials,
@@ -305,8 +321,8 @@ describe('Contact Center: metric outputs by node version', () => {
 		const query = metricRequests().find((r) => r.path.endsWith('/inbound-message-volume'))?.query;
 		expect(volume.json[0]).toMatchObject({
 			unit: 'messages',
-			from: new Date(Date.parse(String(query?.from))).toISOString(),
-			to: new Date(Date.parse(String(query?.to))).toISOString(),
+			fromUtc: new Date(Date.parse(String(query?.from))).toISOString(),
+			toUtc: new Date(Date.parse(String(query?.to))).toISOString(),
 		});
 		expect(String(query?.to)).not.toMatch(/Z$/);
 	});

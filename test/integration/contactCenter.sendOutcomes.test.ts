@@ -386,7 +386,10 @@ describe('Contact Center: Send -> Wait for Final Status', () => {
 			['FAILED', true],
 		]);
 		expect(json[2].failureReason).toBe('Invalid phone number');
-		expect(json[0]).not.toHaveProperty('failureReason');
+		expect(json[0].failureReason).toBe(
+			'No reason given: the service gives no details for DELIVERING_FAILED messages',
+		);
+		expect(json[1]).not.toHaveProperty('failureReason');
 		// Round 1 reads all three (the first still PROCESSING, the others SENT and FAILED), round 2
 		// the two SENT, round 3 the one still SENT. A poll that stopped once nothing was PROCESSING
 		// would have reported the first message as SENT.

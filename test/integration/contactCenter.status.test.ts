@@ -28,6 +28,7 @@ describe('Contact Center: Get Status and Get Failed', () => {
 		expect(before.json).toEqual([
 			{
 				correlationId: processing,
+				contact: '',
 				total: 1,
 				PROCESSING: 1,
 				FAILED: 0,
@@ -58,12 +59,154 @@ describe('Contact Center: Get Status and Get Failed', () => {
 		expect(json).toEqual([
 			{
 				correlationId: ids[0],
-				status: 'FAILED',
 				contact: '+15550000000',
+				status: 'FAILED',
 				reason: 'Invalid phone number',
+				detailsFromService: true,
 			},
 		]);
 		expect(items[0].pairedItem).toEqual({ item: 0 });
+	});
+
+	it("lists every contact that did not get the message, from Send's output in one step: FAILED with the service's reason, DELIVERING_FAILED saying the service gives none", async () => {
+		const sent = await runContactCenter(
+			fixture.credentials,
+			sendParameters({ contact: '={{ $json.phone }}' }),
+			['+15550000000', '+15550000001', '+15551234567', '+15550000002'].map((phone) => ({ phone })),
+		);
+		fixture.sim.settleMessages();
+		fixture.sim.resetCounters();
+		const { json, items, error } = await runContactCenter(
+			fixture.credentials,
+			{
+				resource: 'proactiveMessage',
+				operation: 'getFailed',
+				correlationId: '={{ $json.correlationId }}',
+			},
+			sent.json,
+		);
+		expect(error).toBeUndefined();
+		const [failed, undelivered] = sent.json.map((item) => String(item.correlationId));
+		expect(json).toEqual([
+			{
+				correlationId: failed,
+				contact: '+15550000000',
+				status: 'FAILED',
+				reason: 'Invalid phone number',
+				detailsFromService: true,
+			},
+			{
+				correlationId: undelivered,
+				contact: '+15550000001',
+				status: 'DELIVERING_FAILED',
+				reason: 'No reason given: the service gives no details for DELIVERING_FAILED messages',
+				detailsFromService: false,
+			},
+		]);
+		expect(items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
+		// The counts first; details only for the statuses counted, DELIVERING_FAILED asked all the same.
+		expect(
+			fixture.sim.requests.map((r) => `${r.status} ${r.path.replace(/[0-9a-f-]{36}/, 'ID')}`),
+		).toEqual([
+			'200 /proactive-messaging/ID',
+			'200 /proactive-messaging/ID/FAILED',
+			'200 /proactive-messaging/ID',
+			'404 /proactive-messaging/ID/DELIVERING_FAILED',
+			'200 /proactive-messaging/ID',
+			'200 /proactive-messaging/ID',
+		]);
+	});
+
+	it('takes the DELIVERING_FAILED details where the service gives them', async () => {
+		const [id] = await send(['+15550000001']);
+		fixture.sim.settleMessages();
+		fixture.sim.injectFault({
+			method: 'GET',
+			path: `/proactive-messaging/${id}/DELIVERING_FAILED`,
+			response: {
+				status: 200,
+				body: [{ status: 'DELIVERING_FAILED', contact: '+15550000001', reason: 'Handset off' }],
+			},
+		});
+		const { json } = await runContactCenter(
+			fixture.credentials,
+			{ resource: 'proactiveMessage', operation: 'getFailed', correlationId: id },
+			[{}],
+		);
+		expect(json).toEqual([
+			{
+				correlationId: id,
+				contact: '+15550000001',
+				status: 'DELIVERING_FAILED',
+				reason: 'Handset off',
+				detailsFromService: true,
+			},
+		]);
+	});
+
+	it('a FAILED count whose details come back empty still gets its row, saying so; a reason-less detail says that', async () => {
+		const [id, other] = await send(['+15550000000', '+15550000000']);
+		fixture.sim.settleMessages();
+		fixture.sim.injectFault({
+			method: 'GET',
+			path: `/proactive-messaging/${id}/FAILED`,
+			response: { status: 200, body: [] },
+		});
+		fixture.sim.injectFault({
+			method: 'GET',
+			path: `/proactive-messaging/${other}/FAILED`,
+			response: { status: 200, body: [{ status: 'FAILED', contact: '+15550000000' }] },
+		});
+		const { json } = await runContactCenter(
+			fixture.credentials,
+			{
+				resource: 'proactiveMessage',
+				operation: 'getFailed',
+				correlationId: '={{ $json.id }}',
+				sentToContact: '={{ $json.phone }}',
+			},
+			[
+				{ id, phone: '+15550000000' },
+				{ id: other, phone: '+15550000000' },
+			],
+		);
+		expect(json).toEqual([
+			{
+				correlationId: id,
+				contact: '+15550000000',
+				status: 'FAILED',
+				reason: 'No reason given: the service gives no details for FAILED messages',
+				detailsFromService: false,
+			},
+			{
+				correlationId: other,
+				contact: '+15550000000',
+				status: 'FAILED',
+				reason: 'No reason given by the service',
+				detailsFromService: true,
+			},
+		]);
+	});
+
+	it('Get Status rows carry the contact of Send', async () => {
+		const sent = await runContactCenter(
+			fixture.credentials,
+			sendParameters({ contact: '+15551239999' }),
+		);
+		const { json } = await runContactCenter(
+			fixture.credentials,
+			{
+				resource: 'proactiveMessage',
+				operation: 'getStatus',
+				correlationId: '={{ $json.correlationId }}',
+			},
+			sent.json,
+		);
+		expect(json[0]).toMatchObject({
+			correlationId: sent.json[0].correlationId,
+			contact: '+15551239999',
+			total: 1,
+		});
 	});
 
 	it("quotes the service's words for an unknown correlation id and says what to use instead", async () => {

@@ -161,3 +161,6 @@ export function startSimulator(options?: SimulatorOptions): Promise<Simulator>;
 
 /** Lowercase hex HMAC-SHA256 of the body keyed with the hex-decoded secret (spec 5, interface C). */
 export function signBody(secretHex: string, body: string | Buffer): string;
+
+/** Plays the service calling a CRM endpoint, signed with `secret` (or sent with `signature` as given). */
+export function deliverSigned(delivery: CrmDelivery): Promise<CrmDeliveryResult>;

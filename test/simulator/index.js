@@ -706,4 +706,10 @@ async function startSimulator(userOptions = {}) {
 	};
 }
 
-module.exports = { startSimulator, signBody, DEFAULT_SIGNING_SECRET, DEFAULT_CLIENTS };
+module.exports = {
+	startSimulator,
+	signBody,
+	deliverSigned,
+	DEFAULT_SIGNING_SECRET,
+	DEFAULT_CLIENTS,
+};

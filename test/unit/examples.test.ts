@@ -1,3 +1,6 @@
+import { NodeHelpers, type INode } from 'n8n-workflow';
+
+import { ContactCenter } from '../../nodes/ContactCenter/ContactCenter.node';
 import * as exampleFilesModule from './exampleFiles';
 
 const { exampleFiles, readExample } = exampleFilesModule as {
@@ -59,4 +62,26 @@ describe('example workflows', () => {
 			);
 		}
 	});
+
+	it.each(files)(
+		'%s: every parameter of a Contact Center node is a field the node shows for its operation',
+		(file) => {
+			const { description } = new ContactCenter();
+			const workflow = readExample(file) as { nodes: INode[] };
+			const nodes = workflow.nodes.filter(
+				(node) => node.type === 'n8n-nodes-contact-center.contactCenter',
+			);
+			for (const node of nodes) {
+				const shown = description.properties
+					.filter((property) =>
+						NodeHelpers.displayParameter(node.parameters, property, node, description),
+					)
+					.map((property) => property.name);
+				expect({
+					node: node.name,
+					unknown: Object.keys(node.parameters).filter((name) => !shown.includes(name)),
+				}).toEqual({ node: node.name, unknown: [] });
+			}
+		},
+	);
 });

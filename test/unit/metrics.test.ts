@@ -225,17 +225,23 @@ describe('units (spec 4.5: first response, handle and longest wait time are in s
 		expect(METRICS[metric].description).toContain(METRICS[metric].unit);
 	});
 
-	it('names the seconds in the snapshot columns of the times only', () => {
+	it('names the unit in every snapshot column: seconds for the times, what they count for the counts', () => {
 		expect(METRIC_KEYS.map(snapshotColumn)).toEqual([
-			'inboundMessageVolume',
-			'outboundMessageVolume',
+			'inboundMessages',
+			'outboundMessages',
 			'firstResponseTimeSeconds',
-			'resolvedWithOneReply',
+			'resolvedWithOneReplyMessages',
 			'handleTimeSeconds',
-			'agentAvailability',
+			'agents',
 			'contactsWaiting',
 			'longestWaitTimeSeconds',
 		]);
+	});
+
+	it.each(METRIC_KEYS)('%s: its snapshot column names its unit', (metric) => {
+		const { unit } = METRICS[metric];
+		const noun = unit === 'seconds' ? 'Seconds' : unit;
+		expect(snapshotColumn(metric).toLowerCase()).toContain(noun.toLowerCase());
 	});
 });
 

@@ -20,6 +20,8 @@ export interface MetricDefinition {
 	path: string;
 	description: string;
 	unit: MetricUnit;
+	/** Its column in a snapshot row: named by what the value counts, or `...Seconds` for a time. */
+	snapshotColumn: string;
 	parameters: Partial<Record<MetricParameter, Requirement>>;
 }
 
@@ -39,6 +41,7 @@ export const METRICS = {
 		path: '/reporting-metrics/inbound-message-volume',
 		description: 'Number of inbound messages',
 		unit: 'messages',
+		snapshotColumn: 'inboundMessages',
 		parameters: VOLUME_PARAMETERS,
 	},
 	outboundMessageVolume: {
@@ -46,6 +49,7 @@ export const METRICS = {
 		path: '/reporting-metrics/outbound-message-volume',
 		description: 'Number of outbound messages',
 		unit: 'messages',
+		snapshotColumn: 'outboundMessages',
 		parameters: VOLUME_PARAMETERS,
 	},
 	firstResponseTime: {
@@ -53,6 +57,7 @@ export const METRICS = {
 		path: '/reporting-metrics/first-response-time',
 		description: 'Average time to the first response to an inbound message, in seconds',
 		unit: 'seconds',
+		snapshotColumn: 'firstResponseTimeSeconds',
 		parameters: { from: 'required', to: 'optional', mediumId: 'optional', channelId: 'optional' },
 	},
 	resolvedWithOneReply: {
@@ -61,6 +66,7 @@ export const METRICS = {
 		description:
 			'Number of messages resolved with at least one reply (last 5 days when From is empty)',
 		unit: 'messages',
+		snapshotColumn: 'resolvedWithOneReplyMessages',
 		parameters: { from: 'optional', to: 'optional', mediumId: 'optional', channelId: 'optional' },
 	},
 	handleTime: {
@@ -68,13 +74,15 @@ export const METRICS = {
 		path: '/reporting-metrics/handle-time',
 		description: 'Average time a conversation is handled by an agent, in seconds',
 		unit: 'seconds',
+		snapshotColumn: 'handleTimeSeconds',
 		parameters: { from: 'required', to: 'optional', mediumId: 'optional', channelId: 'optional' },
 	},
 	agentAvailability: {
 		name: 'Agent Availability',
 		path: '/reporting-metrics/agent-availability',
-		description: 'Number of agents available or away',
+		description: 'Number of agents available, or away: the User Presence Status chosen',
 		unit: 'agents',
+		snapshotColumn: 'agents',
 		parameters: { channelId: 'optional', userPresenceStatus: 'optional' },
 	},
 	contactsWaiting: {
@@ -82,6 +90,7 @@ export const METRICS = {
 		path: '/queue-metrics/contacts-waiting',
 		description: 'Number of contacts waiting in the queue for a response',
 		unit: 'contacts',
+		snapshotColumn: 'contactsWaiting',
 		parameters: { mediumId: 'optional', channelId: 'optional', status: 'required' },
 	},
 	longestWaitTime: {
@@ -89,6 +98,7 @@ export const METRICS = {
 		path: '/queue-metrics/longest-wait-time',
 		description: 'Current longest time a contact waits for a response, in seconds',
 		unit: 'seconds',
+		snapshotColumn: 'longestWaitTimeSeconds',
 		parameters: { mediumId: 'optional', channelId: 'optional', status: 'required' },
 	},
 } satisfies Record<string, MetricDefinition>;
@@ -98,11 +108,11 @@ export type MetricKey = keyof typeof METRICS;
 export const METRIC_KEYS = Object.keys(METRICS) as MetricKey[];
 
 /**
- * A metric's column in a snapshot row from node version 3: a time says its unit in its name
- * (firstResponseTimeSeconds); a count keeps the metric's name, which names what it counts.
+ * A metric's column in a snapshot row: a time says its unit in its name
+ * (firstResponseTimeSeconds), a count says what it counts (inboundMessages, agents, contactsWaiting).
  */
 export function snapshotColumn(metric: MetricKey): string {
-	return METRICS[metric].unit === 'seconds' ? `${metric}Seconds` : metric;
+	return METRICS[metric].snapshotColumn;
 }
 
 export function metricsTaking(parameter: MetricParameter, requirement?: Requirement): MetricKey[] {

@@ -54,8 +54,15 @@ export interface FailedMessage extends IDataObject {
 	reason: string;
 }
 
-/** The failed details are documented as an array; a wrapper object holding one is accepted too. */
-export function normalizeFailedMessages(body: unknown, correlationId: string): FailedMessage[] {
+/**
+ * The details of one status (documented for FAILED) as an array; a wrapper object holding one is
+ * accepted too. An entry without a status has the status that was asked for.
+ */
+export function normalizeFailedMessages(
+	body: unknown,
+	correlationId: string,
+	askedStatus = 'FAILED',
+): FailedMessage[] {
 	const list = Array.isArray(body)
 		? body
 		: isRecord(body)
@@ -66,7 +73,7 @@ export function normalizeFailedMessages(body: unknown, correlationId: string): F
 		const text = (value: unknown) => (value === undefined || value === null ? '' : String(value));
 		return {
 			correlationId,
-			status: text(detail.status) || 'FAILED',
+			status: text(detail.status) || askedStatus,
 			contact: text(detail.contact),
 			reason: text(detail.reason),
 		};

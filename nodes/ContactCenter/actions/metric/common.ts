@@ -10,9 +10,12 @@ export const MEDIUM_OPTIONS = [
 export const DEFAULT_FROM = '={{ $now.minus({ hours: 24 }).toISO() }}';
 
 export const fromDescription =
-	'Start of the range (inclusive), at most 14 days in the past. The default is 24 hours ago. A date without an offset is read in the workflow time zone.';
+	"Start of the range (inclusive), at most 14 days in the past. The default is 24 hours ago. A date without an offset is read in the workflow's time zone, the one the preview shows; the output gives it in UTC, as fromUtc.";
 export const toDescription =
-	"End of the range (exclusive for volume, resolved and handle-time metrics). Leave empty to include everything up to now; from node version 3 the output's To then says that moment.";
+	"End of the range (exclusive for volume, resolved and handle-time metrics). Leave empty to include everything up to now; the output's toUtc then says that moment. A date without an offset is read in the workflow's time zone.";
+/** Under the From and To fields: the preview is in the workflow's zone, the output in UTC. */
+export const dateZoneHint = (outputField: 'fromUtc' | 'toUtc') =>
+	`The preview shows the workflow's time zone; the output's ${outputField} is the same moment in UTC`;
 export const channelIdFilter: INodeProperties = {
 	displayName: 'Channel ID',
 	name: 'channelId',
@@ -23,17 +26,27 @@ export const channelIdFilter: INodeProperties = {
 		'Only count this channel. Channel IDs are given by your service representative (there is no list in the API). Leave empty for all channels.',
 };
 export const presenceDescription =
-	'Which agents to count. Without a status the service always answers 0.';
+	'Which agents Agent Availability counts: those available, or those away. Without a status the service always answers 0.';
+export const presenceHint = 'Agent Availability counts the agents with this status';
 
 export const presenceOptions: INodeProperties['options'] = [
-	{ name: 'Available', value: 'available' },
-	{ name: 'Away', value: 'away' },
-	{ name: 'Not Set (Always 0)', value: '' },
+	{ name: 'Available', value: 'available', description: 'Count the agents who are available' },
+	{ name: 'Away', value: 'away', description: 'Count the agents who are away' },
+	{
+		name: 'Not Set (Always 0)',
+		value: '',
+		description: 'Send no status: the service then always answers 0',
+	},
 ];
 
+export const queueStatusDescription =
+	'Which conversations the queue metrics (Contacts Waiting, Longest Wait Time) look at: the new ones or the pending ones';
+export const queueStatusHint =
+	'Contacts Waiting and Longest Wait Time count the conversations with this status';
+
 export const queueStatusOptions: INodeProperties['options'] = [
-	{ name: 'New', value: 'new' },
-	{ name: 'Pending', value: 'pending' },
+	{ name: 'New', value: 'new', description: 'Conversations with the status new' },
+	{ name: 'Pending', value: 'pending', description: 'Conversations an agent set to pending' },
 ];
 
 /** Node version 3 names units and gives every date-time of its output in UTC. */

@@ -16,17 +16,22 @@ import {
 	type MetricInput,
 	type MetricKey,
 	type MetricParameter,
+	type MetricQuery,
 } from '../../helpers/metrics';
 import { contactCenterApiRequest } from '../../transport';
 import {
 	channelIdFilter,
+	dateZoneHint,
 	DEFAULT_FROM,
 	fromDescription,
 	MEDIUM_OPTIONS,
 	metricContext,
 	outputsUnitsAndUtc,
 	presenceDescription,
+	presenceHint,
 	presenceOptions,
+	queueStatusDescription,
+	queueStatusHint,
 	queueStatusOptions,
 	toDescription,
 } from './common';
@@ -44,7 +49,7 @@ export const description: INodeProperties[] = [
 		required: true,
 		default: 'inboundMessageVolume',
 		description:
-			'The real-time dashboard metric to read. Times are in seconds, the others are counts; from node version 3 each output item also has a unit field.',
+			'The real-time dashboard metric to read. Each output item names its unit: seconds for the times; messages, agents or contacts for the counts.',
 		options: METRIC_KEYS.map((key) => ({
 			name: METRICS[key].name,
 			value: key,
@@ -59,6 +64,7 @@ export const description: INodeProperties[] = [
 		required: true,
 		default: DEFAULT_FROM,
 		description: fromDescription,
+		hint: dateZoneHint('fromUtc'),
 		displayOptions: showFor(metricsTaking('from', 'required')),
 	},
 	{
@@ -67,7 +73,8 @@ export const description: INodeProperties[] = [
 		type: 'dateTime',
 		default: '',
 		description:
-			'Start of the range (inclusive). Leave empty to count the messages of the last 5 days.',
+			"Start of the range (inclusive). Leave empty to count the messages of the last 5 days. A date without an offset is read in the workflow's time zone; the output gives it in UTC, as fromUtc.",
+		hint: dateZoneHint('fromUtc'),
 		displayOptions: showFor(metricsTaking('from', 'optional')),
 	},
 	{
@@ -76,6 +83,7 @@ export const description: INodeProperties[] = [
 		type: 'dateTime',
 		default: '',
 		description: toDescription,
+		hint: dateZoneHint('toUtc'),
 		displayOptions: showFor(metricsTaking('to')),
 	},
 	{
@@ -84,7 +92,8 @@ export const description: INodeProperties[] = [
 		type: 'options',
 		required: true,
 		default: 'new',
-		description: 'Count the conversations that are new or the ones that are pending',
+		description: queueStatusDescription,
+		hint: queueStatusHint,
 		options: queueStatusOptions,
 		displayOptions: showFor(metricsTaking('status')),
 	},
@@ -94,6 +103,7 @@ export const description: INodeProperties[] = [
 		type: 'options',
 		default: 'available',
 		description: presenceDescription,
+		hint: presenceHint,
 		options: presenceOptions,
 		displayOptions: showFor(metricsTaking('userPresenceStatus')),
 	},
@@ -188,6 +198,17 @@ export function readMetricInput(
 	};
 }
 
+/** The parameters as sent, From and To as fromUtc and toUtc where the metric takes them. */
+function withWindowInUtc(parameters: IDataObject, window: MetricQuery['window']): IDataObject {
+	const row: IDataObject = {};
+	for (const [name, value] of Object.entries(parameters)) {
+		if (name === 'from') row.fromUtc = toUtcIso(window.fromMs);
+		else if (name === 'to') row.toUtc = toUtcIso(window.toMs);
+		else row[name] = value;
+	}
+	return row;
+}
+
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const metricOf = (i: number) => this.getNodeParameter('metric', i) as MetricKey;
 	return await processItems.call(this, {
@@ -210,15 +231,23 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 			for (const parameter of Object.keys(METRICS[metric].parameters) as MetricParameter[]) {
 				parameters[parameter] = query.qs[parameter] ?? null;
 			}
-			if (unitsAndUtc) {
-				if ('from' in parameters) parameters.from = toUtcIso(query.window.fromMs);
-				if ('to' in parameters) parameters.to = toUtcIso(query.window.toMs);
-			}
 			const retrievedAt = new Date().toISOString();
+			if (unitsAndUtc) {
+				return reading.rows.map((row) => ({
+					metric,
+					value: null,
+					unit: METRICS[metric].unit,
+					...withWindowInUtc(parameters, query.window),
+					...row,
+					retrievedAtUtc: retrievedAt,
+					...(reading.unrecognizedResponse !== undefined
+						? { unrecognizedResponse: reading.unrecognizedResponse }
+						: {}),
+				}));
+			}
 			return reading.rows.map((row) => ({
 				metric,
 				value: null,
-				...(unitsAndUtc ? { unit: METRICS[metric].unit } : {}),
 				...parameters,
 				...row,
 				retrievedAt,

@@ -21,11 +21,16 @@ import { toNodeError } from '../../helpers/nodeErrors';
 import { contactCenterApiRequest } from '../../transport';
 import {
 	channelIdFilter,
+	dateZoneHint,
 	DEFAULT_FROM,
 	MEDIUM_OPTIONS,
 	metricContext,
 	outputsUnitsAndUtc,
+	presenceDescription,
+	presenceHint,
 	presenceOptions,
+	queueStatusDescription,
+	queueStatusHint,
 	queueStatusOptions,
 	toDescription,
 } from './common';
@@ -59,7 +64,7 @@ export const description: INodeProperties[] = [
 		{ '@version': [1, 2] },
 	),
 	metricsField(
-		'The metrics to read, all in one output item with one column per metric. Times are in seconds and their columns say so (e.g. firstResponseTimeSeconds); the others are counts. From, To and Retrieved At are in UTC. The calls run at the same time.',
+		'The metrics to read, all in one output item with one column per metric, named by its unit: times in seconds (firstResponseTimeSeconds, handleTimeSeconds, longestWaitTimeSeconds), counts by what they count (inboundMessages, outboundMessages, resolvedWithOneReplyMessages, agents, contactsWaiting). fromUtc, toUtc and retrievedAtUtc are in UTC. The calls run at the same time.',
 		{ '@version': [{ _cnd: { gte: 3 } }] },
 	),
 	{
@@ -68,7 +73,8 @@ export const description: INodeProperties[] = [
 		type: 'dateTime',
 		default: DEFAULT_FROM,
 		description:
-			'Start of the range for the reporting metrics (at most 14 days in the past; the default is 24 hours ago). Queue metrics and agent availability are always current.',
+			"Start of the range for the reporting metrics (at most 14 days in the past; the default is 24 hours ago). Queue metrics and agent availability are always current. A date without an offset is read in the workflow's time zone; the output gives it in UTC, as fromUtc.",
+		hint: dateZoneHint('fromUtc'),
 		displayOptions: show,
 	},
 	{
@@ -77,6 +83,7 @@ export const description: INodeProperties[] = [
 		type: 'dateTime',
 		default: '',
 		description: toDescription,
+		hint: dateZoneHint('toUtc'),
 		displayOptions: show,
 	},
 	{
@@ -84,7 +91,8 @@ export const description: INodeProperties[] = [
 		name: 'queueStatus',
 		type: 'options',
 		default: 'new',
-		description: 'For Contacts Waiting and Longest Wait Time: count new or pending conversations',
+		description: `${queueStatusDescription}. The row names it in queueConversationStatus.`,
+		hint: queueStatusHint,
 		options: queueStatusOptions,
 		displayOptions: show,
 	},
@@ -93,8 +101,8 @@ export const description: INodeProperties[] = [
 		name: 'userPresenceStatus',
 		type: 'options',
 		default: 'available',
-		description:
-			'For Agent Availability: which agents to count. Without a status the service always answers 0.',
+		description: `${presenceDescription} The row names it in userPresenceStatus, beside agents`,
+		hint: presenceHint,
 		options: presenceOptions,
 		displayOptions: show,
 	},
@@ -118,6 +126,21 @@ export const description: INodeProperties[] = [
 		],
 	},
 ];
+
+/**
+ * The statuses that decide what a count means, beside the first column that depends on them:
+ * userPresenceStatus after agents, queueConversationStatus after the first queue metric.
+ */
+function statusColumnsAfter(metric: MetricKey, input: MetricInput, row: IDataObject): IDataObject {
+	const takes = METRICS[metric].parameters as Partial<Record<string, string>>;
+	if (takes.userPresenceStatus !== undefined && !('userPresenceStatus' in row)) {
+		return { userPresenceStatus: String(input.userPresenceStatus ?? '') || 'not set (always 0)' };
+	}
+	if (takes.status !== undefined && !('queueConversationStatus' in row)) {
+		return { queueConversationStatus: String(input.status ?? '') };
+	}
+	return {};
+}
 
 /**
  * Reads several metrics for one time window at once: every call is validated first (so nothing is
@@ -176,12 +199,16 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 				};
 			}
 			const window = queries.find((query) => query.window.toMs !== undefined)?.window ?? {};
-			return {
-				from: toUtcIso(window.fromMs),
-				to: toUtcIso(window.toMs),
-				retrievedAt,
-				...Object.fromEntries(values.map(({ metric, value }) => [snapshotColumn(metric), value])),
+			const row: IDataObject = {
+				fromUtc: toUtcIso(window.fromMs),
+				toUtc: toUtcIso(window.toMs),
+				retrievedAtUtc: retrievedAt,
 			};
+			for (const { metric, value } of values) {
+				row[snapshotColumn(metric)] = value;
+				Object.assign(row, statusColumnsAfter(metric, input, row));
+			}
+			return row;
 		},
 	});
 }

@@ -22,6 +22,27 @@ export function correlationIdProperty(operation: string): INodeProperties {
 	};
 }
 
+/**
+ * The contact a send went to, for status rows: the status overview names none, and the service
+ * gives details (with the contact) for some statuses only. Send's output carries it as `contact`.
+ */
+export function sentToContactProperty(operation: string, description: string): INodeProperties {
+	return {
+		displayName: 'Contact',
+		name: 'sentToContact',
+		type: 'string',
+		default: '={{ $json.contact }}',
+		placeholder: 'e.g. +31612345678',
+		description,
+		displayOptions: { show: { resource: ['proactiveMessage'], operation: [operation] } },
+	};
+}
+
+export function readSentToContact(this: IExecuteFunctions, itemIndex: number): string {
+	const value = this.getNodeParameter('sentToContact', itemIndex, '') as unknown;
+	return value === undefined || value === null ? '' : String(value).trim();
+}
+
 /** The value as entered, for error messages and failed rows: it never throws. */
 export function correlationIdAsEntered(this: IExecuteFunctions, itemIndex: number): string {
 	return String(this.getNodeParameter('correlationId', itemIndex, '')).trim();
@@ -42,7 +63,11 @@ export function readCorrelationId(this: IExecuteFunctions, itemIndex: number): s
 /** Runs `read` once per input item for the item's correlation id (Get Status, Get Failed). */
 export async function executePerCorrelationId(
 	this: IExecuteFunctions,
-	read: (this: IExecuteFunctions, correlationId: string) => Promise<IDataObject | IDataObject[]>,
+	read: (
+		this: IExecuteFunctions,
+		correlationId: string,
+		itemIndex: number,
+	) => Promise<IDataObject | IDataObject[]>,
 ): Promise<INodeExecutionData[]> {
 	return await processItems.call(this, {
 		errorContext: (i) => ({
@@ -50,6 +75,6 @@ export async function executePerCorrelationId(
 			correlationId: correlationIdAsEntered.call(this, i),
 		}),
 		failedItemFields: (i) => ({ correlationId: correlationIdAsEntered.call(this, i) }),
-		run: async (i) => await read.call(this, readCorrelationId.call(this, i)),
+		run: async (i) => await read.call(this, readCorrelationId.call(this, i), i),
 	});
 }

@@ -1,7 +1,12 @@
 import { sleep, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 
 import type { StatusOverview } from '../../helpers/statusOverview';
-import { getFailedMessages } from './getFailed.operation';
+import {
+	NO_REASON_IN_DETAILS,
+	NOT_RECEIVED_STATUSES,
+	noDetailsGiven,
+	readStatusDetails,
+} from './getFailed.operation';
 import { getStatusOverview } from './getStatus.operation';
 
 /** Statuses a message does not leave: the service has nothing more to report about it. */
@@ -21,8 +26,9 @@ export function currentStatusOf(overview: StatusOverview): string {
 /**
  * Polls Get Status, once per correlation id per round, until every sent message has a final status
  * or the timeout passes. Each sent item gets `finalStatus` (the status last read), `settled` (whether
- * that status is final) and, for FAILED, `failureReason`. A status that cannot be read does not fail
- * the item: the message was sent; `finalStatusError` says why the status is not known.
+ * that status is final) and, for FAILED and DELIVERING_FAILED, `failureReason` (the service's, or
+ * that it gave none). A status that cannot be read does not fail the item: the message was sent;
+ * `finalStatusError` says why the status is not known.
  */
 export async function addFinalStatuses(
 	this: IExecuteFunctions,
@@ -61,10 +67,19 @@ export async function addFinalStatuses(
 		await sleep(pollIntervalMs);
 	}
 	for (const item of results) {
-		if (item.json.finalStatus !== 'FAILED') continue;
-		const failed = await getFailedMessages
-			.call(this, String(item.json.correlationId))
-			.catch((error: Error) => [{ reason: `(could not be read: ${error.message})` }]);
-		item.json.failureReason = failed.map((detail) => detail.reason).join('; ');
+		const status = String(item.json.finalStatus);
+		if (!NOT_RECEIVED_STATUSES.includes(status)) continue;
+		item.json.failureReason = await readStatusDetails
+			.call(this, String(item.json.correlationId), status)
+			.then(
+				(details) =>
+					details === undefined
+						? noDetailsGiven(status)
+						: details
+								.map((detail) => detail.reason)
+								.filter(Boolean)
+								.join('; ') || NO_REASON_IN_DETAILS,
+				(error: Error) => `(could not be read: ${error.message})`,
+			);
 	}
 }

@@ -2,9 +2,20 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 
 import { normalizeStatusOverview } from '../../helpers/statusOverview';
 import { contactCenterApiRequest } from '../../transport';
-import { correlationIdProperty, executePerCorrelationId } from './common';
+import {
+	correlationIdProperty,
+	executePerCorrelationId,
+	readSentToContact,
+	sentToContactProperty,
+} from './common';
 
-export const description: INodeProperties[] = [correlationIdProperty('getStatus')];
+export const description: INodeProperties[] = [
+	correlationIdProperty('getStatus'),
+	sentToContactProperty(
+		'getStatus',
+		"The contact the message was sent to, copied into the output row so that each status has its contact (the service's status counts name none). The default takes it from Send's output.",
+	),
+];
 
 export async function getStatusOverview(this: IExecuteFunctions, correlationId: string) {
 	const body = await contactCenterApiRequest.call(
@@ -16,5 +27,8 @@ export async function getStatusOverview(this: IExecuteFunctions, correlationId: 
 }
 
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
-	return await executePerCorrelationId.call(this, getStatusOverview);
+	return await executePerCorrelationId.call(this, async function (correlationId, itemIndex) {
+		const { correlationId: readId, ...counts } = await getStatusOverview.call(this, correlationId);
+		return { correlationId: readId, contact: readSentToContact.call(this, itemIndex), ...counts };
+	});
 }

@@ -29,7 +29,8 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Get Failed',
 				value: 'getFailed',
-				description: 'Get the contact and reason of each failed message for a correlation ID',
+				description:
+					'List each message that failed or could not be delivered (FAILED, DELIVERING_FAILED), with its contact and reason',
 				action: 'Get failed messages',
 			},
 		],
