@@ -98,7 +98,7 @@ export type MetricKey = keyof typeof METRICS;
 export const METRIC_KEYS = Object.keys(METRICS) as MetricKey[];
 
 /**
- * A metric's column in a snapshot row from node version 3: a time says its unit in its name
+ * A metric's column in a snapshot row: a time says its unit in its name
  * (firstResponseTimeSeconds); a count keeps the metric's name, which names what it counts.
  */
 export function snapshotColumn(metric: MetricKey): string {
@@ -168,11 +168,6 @@ export interface MetricQuery {
 export interface MetricQueryOptions {
 	now: number;
 	workflowTimeZone: string;
-	/**
-	 * Node version 3: an empty To is sent as `now`, so that the window that was read has an end the
-	 * output can name. Versions 1 and 2 leave it out (the service reads up to its own now).
-	 */
-	endOpenWindowAtNow?: boolean;
 }
 
 const isBlank = (value: unknown) =>
@@ -216,7 +211,8 @@ export function buildMetricQuery(
 		return instant;
 	};
 	const from = readInstant('from');
-	const openWindowEndsNow = takes('to') && isBlank(input.to) && options.endOpenWindowAtNow === true;
+	// An empty To is sent as now, so that the window that was read has an end the output can name.
+	const openWindowEndsNow = takes('to') && isBlank(input.to);
 	const to: Instant | undefined = openWindowEndsNow
 		? { epochMs: options.now, iso: new Date(options.now).toISOString() }
 		: readInstant('to');

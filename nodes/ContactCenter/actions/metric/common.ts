@@ -12,7 +12,7 @@ export const DEFAULT_FROM = '={{ $now.minus({ hours: 24 }).toISO() }}';
 export const fromDescription =
 	'Start of the range (inclusive), at most 14 days in the past. The default is 24 hours ago. A date without an offset is read in the workflow time zone.';
 export const toDescription =
-	"End of the range (exclusive for volume, resolved and handle-time metrics). Leave empty to include everything up to now; from node version 3 the output's To then says that moment.";
+	"End of the range (exclusive for volume, resolved and handle-time metrics). Leave empty to include everything up to now; the output's To then says that moment.";
 export const channelIdFilter: INodeProperties = {
 	displayName: 'Channel ID',
 	name: 'channelId',
@@ -36,15 +36,6 @@ export const queueStatusOptions: INodeProperties['options'] = [
 	{ name: 'Pending', value: 'pending' },
 ];
 
-/** Node version 3 names units and gives every date-time of its output in UTC. */
-export function outputsUnitsAndUtc(this: IExecuteFunctions): boolean {
-	return this.getNode().typeVersion >= 3;
-}
-
 export function metricContext(this: IExecuteFunctions): MetricQueryOptions {
-	return {
-		now: Date.now(),
-		workflowTimeZone: this.getTimezone(),
-		endOpenWindowAtNow: outputsUnitsAndUtc.call(this),
-	};
+	return { now: Date.now(), workflowTimeZone: this.getTimezone() };
 }

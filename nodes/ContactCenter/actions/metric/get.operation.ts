@@ -24,7 +24,6 @@ import {
 	fromDescription,
 	MEDIUM_OPTIONS,
 	metricContext,
-	outputsUnitsAndUtc,
 	presenceDescription,
 	presenceOptions,
 	queueStatusOptions,
@@ -44,7 +43,7 @@ export const description: INodeProperties[] = [
 		required: true,
 		default: 'inboundMessageVolume',
 		description:
-			'The real-time dashboard metric to read. Times are in seconds, the others are counts; from node version 3 each output item also has a unit field.',
+			'The real-time dashboard metric to read. Times are in seconds, the others are counts; each output item also has a unit field.',
 		options: METRIC_KEYS.map((key) => ({
 			name: METRICS[key].name,
 			value: key,
@@ -205,20 +204,17 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 			);
 			const body = await contactCenterApiRequest.call(this, 'GET', query.path, { qs: query.qs });
 			const reading = readMetricResponse(body);
-			const unitsAndUtc = outputsUnitsAndUtc.call(this);
 			const parameters: IDataObject = {};
 			for (const parameter of Object.keys(METRICS[metric].parameters) as MetricParameter[]) {
 				parameters[parameter] = query.qs[parameter] ?? null;
 			}
-			if (unitsAndUtc) {
-				if ('from' in parameters) parameters.from = toUtcIso(query.window.fromMs);
-				if ('to' in parameters) parameters.to = toUtcIso(query.window.toMs);
-			}
+			if ('from' in parameters) parameters.from = toUtcIso(query.window.fromMs);
+			if ('to' in parameters) parameters.to = toUtcIso(query.window.toMs);
 			const retrievedAt = new Date().toISOString();
 			return reading.rows.map((row) => ({
 				metric,
 				value: null,
-				...(unitsAndUtc ? { unit: METRICS[metric].unit } : {}),
+				unit: METRICS[metric].unit,
 				...parameters,
 				...row,
 				retrievedAt,

@@ -24,7 +24,6 @@ import {
 	DEFAULT_FROM,
 	MEDIUM_OPTIONS,
 	metricContext,
-	outputsUnitsAndUtc,
 	presenceOptions,
 	queueStatusOptions,
 	toDescription,
@@ -38,30 +37,18 @@ const metricOptions = METRIC_KEYS.map((key) => ({
 	description: METRICS[key].description,
 }));
 
-/** The Metrics field; only its description differs between versions (version 3 names units in its columns). */
-const metricsField = (
-	description: string,
-	versions: NonNullable<INodeProperties['displayOptions']>['show'],
-): INodeProperties => ({
-	displayName: 'Metrics',
-	name: 'metrics',
-	type: 'multiOptions',
-	required: true,
-	default: [...METRIC_KEYS],
-	description,
-	options: metricOptions,
-	displayOptions: { show: { ...show.show, ...versions } },
-});
-
 export const description: INodeProperties[] = [
-	metricsField(
-		'The metrics to read, all in one output item with one column per metric, named like the metric. Times are in seconds, the others are counts. The calls run at the same time.',
-		{ '@version': [1, 2] },
-	),
-	metricsField(
-		'The metrics to read, all in one output item with one column per metric. Times are in seconds and their columns say so (e.g. firstResponseTimeSeconds); the others are counts. From, To and Retrieved At are in UTC. The calls run at the same time.',
-		{ '@version': [{ _cnd: { gte: 3 } }] },
-	),
+	{
+		displayName: 'Metrics',
+		name: 'metrics',
+		type: 'multiOptions',
+		required: true,
+		default: [...METRIC_KEYS],
+		description:
+			'The metrics to read, all in one output item with one column per metric. Times are in seconds and their columns say so (e.g. firstResponseTimeSeconds); the others are counts. From, To and Retrieved At are in UTC. The calls run at the same time.',
+		options: metricOptions,
+		displayOptions: show,
+	},
 	{
 		displayName: 'From',
 		name: 'from',
@@ -167,14 +154,6 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 				metric: outcome.query.metric,
 				value: 'value' in outcome ? outcome.value : null,
 			}));
-			if (!outputsUnitsAndUtc.call(this)) {
-				return {
-					from: queries.find((query) => query.qs.from)?.qs.from ?? null,
-					to: queries.find((query) => query.qs.to)?.qs.to ?? null,
-					retrievedAt,
-					...Object.fromEntries(values.map(({ metric, value }) => [metric, value])),
-				};
-			}
 			const window = queries.find((query) => query.window.toMs !== undefined)?.window ?? {};
 			return {
 				from: toUtcIso(window.fromMs),

@@ -267,7 +267,7 @@ export const description: INodeProperties[] = [
 					'Send every item. A rerun or Retry sends again what was already sent; no record is needed.',
 			},
 		],
-		displayOptions: show({ '@version': [{ _cnd: { gte: 2 } }] }),
+		displayOptions: show(),
 	},
 	{
 		displayName: 'Send Once Key',
@@ -278,7 +278,7 @@ export const description: INodeProperties[] = [
 		placeholder: 'e.g. {{ $json.contact }}-{{ $today.toISODate() }}',
 		description:
 			'The same key means the same message: an item whose key was sent within the Send Once Period is skipped. E.g. the contact and the date for one reminder per contact per day.',
-		displayOptions: show({ '@version': [{ _cnd: { gte: 2 } }], sendOnce: ['customKey'] }),
+		displayOptions: show({ sendOnce: ['customKey'] }),
 	},
 	{
 		displayName: 'Send Once Period (Hours)',
@@ -287,10 +287,7 @@ export const description: INodeProperties[] = [
 		typeOptions: { minValue: 0.01, maxValue: MAX_SEND_ONCE_HOURS, numberPrecision: 2 },
 		default: DEFAULT_SEND_ONCE_HOURS,
 		description: `How long a sent message blocks the same message (or key) from being sent again, at most ${MAX_SEND_ONCE_HOURS}`,
-		displayOptions: show({
-			'@version': [{ _cnd: { gte: 2 } }],
-			sendOnce: ['message', 'customKey'],
-		}),
+		displayOptions: show({ sendOnce: ['message', 'customKey'] }),
 	},
 	{
 		displayName: 'Options',
@@ -516,9 +513,7 @@ interface SendOnceTarget {
 	windows: RecordWindows;
 }
 
-/** The item's Send Once mode; version 1 has none (off). */
 function sendOnceModeOf(context: IExecuteFunctions, i: number): SendOnceMode {
-	if (context.getNode().typeVersion < 2) return 'off';
 	return String(context.getNodeParameter('sendOnce', i, 'message')) as SendOnceMode;
 }
 
