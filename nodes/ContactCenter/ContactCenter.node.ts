@@ -21,8 +21,7 @@ export class ContactCenter implements INodeType {
 			dark: 'file:../../icons/contactCenter.dark.svg',
 		},
 		group: ['output'],
-		version: [1, 2, 3],
-		defaultVersion: 3,
+		version: 3,
 		// n8n names a node added from the panel after its action ("Send message"), so the subtitle says
 		// what that name does not: the medium, the metric, the number of metrics, the answer. Every
 		// branch of the object is evaluated, so none may throw.
@@ -51,7 +50,6 @@ export class ContactCenter implements INodeType {
 				testedBy: 'contactCenterRecordApiTest',
 				displayOptions: {
 					show: {
-						'@version': [2, 3],
 						resource: ['proactiveMessage'],
 						operation: ['send'],
 						sendOnce: ['message', 'customKey'],

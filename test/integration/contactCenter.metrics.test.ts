@@ -217,7 +217,7 @@ const wallClockHoursAgo = (hours: number) =>
 	formatInTimeZone(Date.now() - hours * 3_600_000, WORKFLOW_TIME_ZONE).slice(0, 19);
 const UTC_ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-describe('Contact Center: metric outputs by node version', () => {
+describe('Contact Center: metric outputs', () => {
 	const fixture = useSimulator();
 	const metricRequests = () => fixture.sim.requests.filter((r) => /metrics\//.test(r.path));
 	beforeEach(() => fixture.sim.resetCounters());
@@ -226,55 +226,14 @@ describe('Contact Center: metric outputs by node version', () => {
 		expect(formatInTimeZone(Date.now(), WORKFLOW_TIME_ZONE)).not.toMatch(/\+00:00$/);
 	});
 
-	it.each([1, 2])(
-		'version %i: Get Snapshot keeps the columns of saved workflows (From as sent, To null, metric names)',
-		async (version) => {
-			const from = wallClockHoursAgo(3);
-			const { json, error } = await runContactCenter(
-				fixture.credentials,
-				{ resource: 'metric', operation: 'getSnapshot', from },
-				[{}],
-				false,
-				version,
-			);
-			expect(error).toBeUndefined();
-			expect(Object.keys(json[0]).sort()).toEqual(
-				['from', 'to', 'retrievedAt', ...METRIC_KEYS].sort(),
-			);
-			const sentFrom = metricRequests().find((r) => r.query.from)?.query.from;
-			expect(json[0].from).toBe(sentFrom);
-			expect(json[0].from).toMatch(/^.{19}[+-]\d{2}:\d{2}$/);
-			expect(json[0].to).toBeNull();
-			expect(metricRequests().some((r) => 'to' in r.query)).toBe(false);
-		},
-	);
-
-	it.each([1, 2])('version %i: Get has no unit field and From as sent', async (version) => {
-		const from = wallClockHoursAgo(3);
-		const { json, error } = await runContactCenter(
-			fixture.credentials,
-			{ resource: 'metric', operation: 'get', metric: 'handleTime', from },
-			[{}],
-			false,
-			version,
-		);
-		expect(error).toBeUndefined();
-		expect(Object.keys(json[0]).sort()).toEqual(
-			['metric', 'value', 'from', 'to', 'mediumId', 'channelId', 'retrievedAt'].sort(),
-		);
-		expect(json[0]).toMatchObject({ from: metricRequests()[0].query.from, to: null });
-	});
-
-	it('version 3: Get Snapshot names the seconds in its time columns and gives From, To and Retrieved At in UTC, To the end it read', async () => {
+	it('Get Snapshot names the seconds in its time columns and gives From, To and Retrieved At in UTC, To the end it read', async () => {
 		const from = wallClockHoursAgo(3);
 		const before = Date.now();
-		const { json, error } = await runContactCenter(
-			fixture.credentials,
-			{ resource: 'metric', operation: 'getSnapshot', from },
-			[{}],
-			false,
-			3,
-		);
+		const { json, error } = await runContactCenter(fixture.credentials, {
+			resource: 'metric',
+			operation: 'getSnapshot',
+			from,
+		});
 		const after = Date.now();
 		expect(error).toBeUndefined();
 		const [row] = json;
@@ -296,27 +255,26 @@ describe('Contact Center: metric outputs by node version', () => {
 		expect(typeof row.firstResponseTimeSeconds).toBe('number');
 	});
 
-	it('version 3: Get gives the unit and From and To in UTC; a To that was set is kept', async () => {
+	it('Get gives the unit and From and To in UTC; a To that was set is kept', async () => {
 		const from = wallClockHoursAgo(3);
 		const to = wallClockHoursAgo(1);
-		const { json, error } = await runContactCenter(
-			fixture.credentials,
-			{ resource: 'metric', operation: 'get', metric: 'longestWaitTime', status: 'new' },
-			[{}],
-			false,
-			3,
-		);
+		const { json, error } = await runContactCenter(fixture.credentials, {
+			resource: 'metric',
+			operation: 'get',
+			metric: 'longestWaitTime',
+			status: 'new',
+		});
 		expect(error).toBeUndefined();
 		expect(json[0]).toMatchObject({ metric: 'longestWaitTime', unit: 'seconds' });
 		expect(json[0]).not.toHaveProperty('toUtc');
 
-		const volume = await runContactCenter(
-			fixture.credentials,
-			{ resource: 'metric', operation: 'get', metric: 'inboundMessageVolume', from, to },
-			[{}],
-			false,
-			3,
-		);
+		const volume = await runContactCenter(fixture.credentials, {
+			resource: 'metric',
+			operation: 'get',
+			metric: 'inboundMessageVolume',
+			from,
+			to,
+		});
 		expect(volume.error).toBeUndefined();
 		const query = metricRequests().find((r) => r.path.endsWith('/inbound-message-volume'))?.query;
 		expect(volume.json[0]).toMatchObject({
@@ -327,18 +285,12 @@ describe('Contact Center: metric outputs by node version', () => {
 		expect(String(query?.to)).not.toMatch(/Z$/);
 	});
 
-	it('version 3: a From in the future with To empty is refused before anything is sent', async () => {
-		const { error } = await runContactCenter(
-			fixture.credentials,
-			{
-				resource: 'metric',
-				operation: 'getSnapshot',
-				from: new Date(Date.now() + 3_600_000).toISOString(),
-			},
-			[{}],
-			false,
-			3,
-		);
+	it('a From in the future with To empty is refused before anything is sent', async () => {
+		const { error } = await runContactCenter(fixture.credentials, {
+			resource: 'metric',
+			operation: 'getSnapshot',
+			from: new Date(Date.now() + 3_600_000).toISOString(),
+		});
 		expect(describeError(error).message).toContain('is not in the past');
 		expect(metricRequests()).toHaveLength(0);
 	});

@@ -23,20 +23,18 @@ export function useSimulator(options: Parameters<typeof startSimulator>[0] = {})
 	return fixture;
 }
 
-/** Runs the Contact Center node through n8n-core's real ExecuteContext (its latest version by default). */
+/** Runs the Contact Center node through n8n-core's real ExecuteContext. */
 export async function runContactCenter(
 	credentials: CredentialStore,
 	parameters: INodeParameters,
 	inputItems: IDataObject[] = [{}],
 	continueOnFail = false,
-	typeVersion?: number,
 ) {
 	const result = await runNode({
 		nodeType: new ContactCenter(),
 		parameters,
 		credentials,
 		continueOnFail,
-		typeVersion,
 		inputItems: inputItems.map((json) => ({ json })),
 	});
 	const items: INodeExecutionData[] = result.output?.[0] ?? [];

@@ -7,7 +7,7 @@ import {
 } from 'n8n-workflow';
 
 import { ContactCenter } from '../../nodes/ContactCenter/ContactCenter.node';
-import { MEDIUM_OPTIONS } from '../../nodes/ContactCenter/actions/proactiveMessage/send.operation';
+import { MEDIUM_OPTIONS } from '../../nodes/ContactCenter/actions/proactiveMessage/sendDescription';
 import { METRIC_KEYS, METRICS } from '../../nodes/ContactCenter/helpers/metrics';
 
 const nodeType = new ContactCenter();

@@ -95,7 +95,9 @@ describe('buildMetricQuery', () => {
 	});
 
 	it('lets resolved-with-one-reply go without From (the service then uses the last 5 days)', () => {
-		expect(buildMetricQuery('resolvedWithOneReply', {}, options).qs).toEqual({});
+		expect(buildMetricQuery('resolvedWithOneReply', {}, options).qs).toEqual({
+			to: new Date(now).toISOString(),
+		});
 	});
 
 	it('refuses a required From more than 14 days back and accepts one just inside', () => {
@@ -245,11 +247,9 @@ describe('units (spec 4.5: first response, handle and longest wait time are in s
 	});
 });
 
-describe('the window that is read (node version 3 ends an open window at now)', () => {
-	const version3 = { ...options, endOpenWindowAtNow: true };
-
+describe('the window that is read (an open window ends at now)', () => {
 	it('sends now as To when To is empty, and gives both ends in epoch milliseconds', () => {
-		const query = buildMetricQuery('handleTime', { from: '2026-11-22T06:00:00-05:00' }, version3);
+		const query = buildMetricQuery('handleTime', { from: '2026-11-22T06:00:00-05:00' }, options);
 		expect(query.qs.to).toBe('2026-11-22T12:00:00.000Z');
 		expect(query.window).toEqual({
 			fromMs: Date.parse('2026-11-22T11:00:00Z'),
@@ -258,27 +258,21 @@ describe('the window that is read (node version 3 ends an open window at now)', 
 	});
 
 	it('keeps a To that was set', () => {
-		const query = buildMetricQuery('handleTime', { from: hoursAgo(3), to: hoursAgo(1) }, version3);
+		const query = buildMetricQuery('handleTime', { from: hoursAgo(3), to: hoursAgo(1) }, options);
 		expect(query.qs.to).toBe(hoursAgo(1));
 		expect(query.window.toMs).toBe(now - 3_600_000);
 	});
 
 	it('sends no To to the metrics that take none', () => {
-		const query = buildMetricQuery('contactsWaiting', { status: 'new' }, version3);
+		const query = buildMetricQuery('contactsWaiting', { status: 'new' }, options);
 		expect(query.qs).toEqual({ status: 'new' });
 		expect(query.window).toEqual({ fromMs: undefined, toMs: undefined });
-	});
-
-	it('leaves To out in versions 1 and 2 (the service reads up to its own now)', () => {
-		const query = buildMetricQuery('handleTime', { from: hoursAgo(3) }, options);
-		expect(query.qs).not.toHaveProperty('to');
-		expect(query.window.toMs).toBeUndefined();
 	});
 
 	it("refuses a From in the future when To is empty, naming 'From'", () => {
 		let caught: unknown;
 		try {
-			buildMetricQuery('handleTime', { from: hoursAgo(-1) }, version3);
+			buildMetricQuery('handleTime', { from: hoursAgo(-1) }, options);
 		} catch (error) {
 			caught = error;
 		}

@@ -118,7 +118,7 @@ export function toInstant(value: unknown, timeZone: string): Instant | InvalidDa
 	return { epochMs, iso: formatInTimeZone(epochMs, timeZone) };
 }
 
-/** The one form of every date-time in a metric output from node version 3: UTC, e.g. 2026-11-20T08:00:00.000Z. */
+/** The one form of every date-time in a metric output: UTC, e.g. 2026-11-20T08:00:00.000Z. */
 export function toUtcIso(epochMs: number | undefined): string | null {
 	return epochMs === undefined ? null : new Date(epochMs).toISOString();
 }

@@ -178,11 +178,6 @@ export interface MetricQuery {
 export interface MetricQueryOptions {
 	now: number;
 	workflowTimeZone: string;
-	/**
-	 * Node version 3: an empty To is sent as `now`, so that the window that was read has an end the
-	 * output can name. Versions 1 and 2 leave it out (the service reads up to its own now).
-	 */
-	endOpenWindowAtNow?: boolean;
 }
 
 const isBlank = (value: unknown) =>
@@ -199,10 +194,63 @@ export function buildMetricQuery(
 	options: MetricQueryOptions,
 ): MetricQuery {
 	const definition: MetricDefinition = METRICS[metric];
-	const takes = (parameter: MetricParameter) => definition.parameters[parameter] !== undefined;
-	const label = (parameter: MetricParameter) => PARAMETER_LABELS[parameter];
+	checkRequired(definition, input);
+	const { from, to } = readWindow(definition, input, options);
 	const qs: MetricQuery['qs'] = {};
+	const set = (parameter: MetricParameter, value: string | undefined) => {
+		if (value !== undefined) qs[parameter] = value;
+	};
+	set('from', from?.iso);
+	set('to', to?.iso);
+	set(
+		'mediumId',
+		readChoice(
+			definition,
+			input,
+			'mediumId',
+			MEDIUM_IDS,
+			`Use one of ${MEDIUM_IDS.join(', ')}, or leave 'Medium' empty to include all connected mediums`,
+		),
+	);
+	set('channelId', readText(definition, input, 'channelId'));
+	set('groupByInterval', readGroupByInterval(definition, input, { from, to }, options.now));
+	set('timezone', readTimezone(definition, input));
+	set(
+		'userPresenceStatus',
+		readChoice(
+			definition,
+			input,
+			'userPresenceStatus',
+			USER_PRESENCE_STATUSES,
+			'Use available or away (without it the service always answers 0)',
+		),
+	);
+	set(
+		'status',
+		readChoice(
+			definition,
+			input,
+			'status',
+			QUEUE_STATUSES,
+			'Queue metrics count conversations that are new or pending: choose one of them',
+		),
+	);
+	return {
+		metric,
+		path: definition.path,
+		qs,
+		window: { fromMs: from?.epochMs, toMs: to?.epochMs },
+	};
+}
 
+const label = (parameter: MetricParameter) => PARAMETER_LABELS[parameter];
+
+/** Whether the input sets a parameter the endpoint takes. */
+function isSet(definition: MetricDefinition, input: MetricInput, parameter: MetricParameter) {
+	return definition.parameters[parameter] !== undefined && !isBlank(input[parameter]);
+}
+
+function checkRequired(definition: MetricDefinition, input: MetricInput): void {
 	for (const parameter of Object.keys(definition.parameters) as MetricParameter[]) {
 		if (definition.parameters[parameter] === 'required' && isBlank(input[parameter])) {
 			throw new MetricParameterError(
@@ -212,27 +260,42 @@ export function buildMetricQuery(
 			);
 		}
 	}
+}
 
-	const readInstant = (parameter: 'from' | 'to') => {
-		if (!takes(parameter) || isBlank(input[parameter])) return undefined;
-		const instant = toInstant(input[parameter], options.workflowTimeZone);
-		if ('invalid' in instant) {
-			throw new MetricParameterError(
-				parameter,
-				`'${label(parameter)}' is not a valid date and time: ${instant.invalid}`,
-				`Pick a date in '${label(parameter)}' or enter ISO-8601, for example 2026-11-20T08:00:00Z or {{ $now.minus({ hours: 24 }).toISO() }}`,
-			);
-		}
-		return instant;
-	};
-	const from = readInstant('from');
-	const openWindowEndsNow = takes('to') && isBlank(input.to) && options.endOpenWindowAtNow === true;
-	const to: Instant | undefined = openWindowEndsNow
-		? { epochMs: options.now, iso: new Date(options.now).toISOString() }
-		: readInstant('to');
+function readInstant(
+	definition: MetricDefinition,
+	input: MetricInput,
+	parameter: 'from' | 'to',
+	workflowTimeZone: string,
+): Instant | undefined {
+	if (!isSet(definition, input, parameter)) return undefined;
+	const instant = toInstant(input[parameter], workflowTimeZone);
+	if ('invalid' in instant) {
+		throw new MetricParameterError(
+			parameter,
+			`'${label(parameter)}' is not a valid date and time: ${instant.invalid}`,
+			`Pick a date in '${label(parameter)}' or enter ISO-8601, for example 2026-11-20T08:00:00Z or {{ $now.minus({ hours: 24 }).toISO() }}`,
+		);
+	}
+	return instant;
+}
 
+/**
+ * The window to read: From and To as entered, an empty To sent as now (so that the window that was
+ * read has an end the output can name), checked against the service's history and each other.
+ */
+function readWindow(
+	definition: MetricDefinition,
+	input: MetricInput,
+	{ now, workflowTimeZone }: MetricQueryOptions,
+): { from?: Instant; to?: Instant } {
+	const from = readInstant(definition, input, 'from', workflowTimeZone);
+	const openWindowEndsNow = definition.parameters.to !== undefined && isBlank(input.to);
+	const to = openWindowEndsNow
+		? { epochMs: now, iso: new Date(now).toISOString() }
+		: readInstant(definition, input, 'to', workflowTimeZone);
 	if (from && definition.parameters.from === 'required') {
-		const oldestAllowed = options.now - MAX_HISTORY_DAYS * GROUP_BY_INTERVALS.day;
+		const oldestAllowed = now - MAX_HISTORY_DAYS * GROUP_BY_INTERVALS.day;
 		if (from.epochMs < oldestAllowed) {
 			throw new MetricParameterError(
 				'from',
@@ -255,89 +318,76 @@ export function buildMetricQuery(
 			"Set 'To' to a moment after 'From', or leave 'To' empty to include everything up to now",
 		);
 	}
-	if (from) qs.from = from.iso;
-	if (to) qs.to = to.iso;
-	const window = { fromMs: from?.epochMs, toMs: to?.epochMs };
+	return { from, to };
+}
 
-	/** A set value of a parameter the endpoint takes, checked against its allowed values. */
-	const readChoice = (parameter: MetricParameter, allowed: readonly string[], fix: string) => {
-		if (!takes(parameter) || isBlank(input[parameter])) return undefined;
-		const value = String(input[parameter]).trim();
-		if (!allowed.includes(value)) {
-			throw new MetricParameterError(
-				parameter,
-				`'${label(parameter)}' has an unknown value '${value}'`,
-				fix,
-			);
-		}
-		return value;
-	};
+/** A set value of a parameter the endpoint takes, trimmed. */
+function readText(
+	definition: MetricDefinition,
+	input: MetricInput,
+	parameter: MetricParameter,
+): string | undefined {
+	return isSet(definition, input, parameter) ? String(input[parameter]).trim() : undefined;
+}
 
-	const set = (parameter: MetricParameter, value: string | undefined) => {
-		if (value !== undefined) qs[parameter] = value;
-	};
-
-	set(
-		'mediumId',
-		readChoice(
-			'mediumId',
-			MEDIUM_IDS,
-			`Use one of ${MEDIUM_IDS.join(', ')}, or leave 'Medium' empty to include all connected mediums`,
-		),
-	);
-	if (takes('channelId') && !isBlank(input.channelId)) {
-		qs.channelId = String(input.channelId).trim();
+/** A set value of a parameter the endpoint takes, checked against its allowed values. */
+function readChoice(
+	definition: MetricDefinition,
+	input: MetricInput,
+	parameter: MetricParameter,
+	allowed: readonly string[],
+	fix: string,
+): string | undefined {
+	const value = readText(definition, input, parameter);
+	if (value !== undefined && !allowed.includes(value)) {
+		throw new MetricParameterError(
+			parameter,
+			`'${label(parameter)}' has an unknown value '${value}'`,
+			fix,
+		);
 	}
+	return value;
+}
 
+/** The interval to group by, refused when the window would hold more intervals than the service returns. */
+function readGroupByInterval(
+	definition: MetricDefinition,
+	input: MetricInput,
+	{ from, to }: { from?: Instant; to?: Instant },
+	now: number,
+): string | undefined {
 	const interval = readChoice(
+		definition,
+		input,
 		'groupByInterval',
 		Object.keys(GROUP_BY_INTERVALS),
 		"Use minute, hour or day, or leave 'Group By Interval' empty to get the total count",
 	) as keyof typeof GROUP_BY_INTERVALS | undefined;
-	if (interval) {
-		const rangeMs = (to?.epochMs ?? options.now) - (from?.epochMs ?? options.now);
-		const intervals = Math.ceil(rangeMs / GROUP_BY_INTERVALS[interval]);
-		if (intervals > MAX_INTERVALS) {
-			throw new MetricParameterError(
-				'groupByInterval',
-				`The range from 'From' to '${to ? 'To' : 'now'}' spans ${intervals} ${interval} intervals; the service returns at most ${MAX_INTERVALS}`,
-				interval === 'minute'
-					? "Grouped by minute, the range can be at most 1 hour: move 'From' or 'To' closer together, or group by hour"
-					: `Shorten the range to at most ${MAX_INTERVALS} ${interval}s, or group by a longer interval`,
-			);
-		}
-		qs.groupByInterval = interval;
+	if (interval === undefined) return undefined;
+	const rangeMs = (to?.epochMs ?? now) - (from?.epochMs ?? now);
+	const intervals = Math.ceil(rangeMs / GROUP_BY_INTERVALS[interval]);
+	if (intervals > MAX_INTERVALS) {
+		throw new MetricParameterError(
+			'groupByInterval',
+			`The range from 'From' to '${to ? 'To' : 'now'}' spans ${intervals} ${interval} intervals; the service returns at most ${MAX_INTERVALS}`,
+			interval === 'minute'
+				? "Grouped by minute, the range can be at most 1 hour: move 'From' or 'To' closer together, or group by hour"
+				: `Shorten the range to at most ${MAX_INTERVALS} ${interval}s, or group by a longer interval`,
+		);
 	}
+	return interval;
+}
 
-	if (takes('timezone') && !isBlank(input.timezone)) {
-		const timezone = String(input.timezone).trim();
-		if (!isValidTimeZone(timezone)) {
-			throw new MetricParameterError(
-				'timezone',
-				`'Timezone' '${timezone}' is not a known time zone`,
-				'Use an IANA time zone name such as Europe/Amsterdam or America/New_York, or leave it empty for UTC',
-			);
-		}
-		qs.timezone = timezone;
+function readTimezone(definition: MetricDefinition, input: MetricInput): string | undefined {
+	const timezone = readText(definition, input, 'timezone');
+	if (timezone !== undefined && !isValidTimeZone(timezone)) {
+		throw new MetricParameterError(
+			'timezone',
+			`'Timezone' '${timezone}' is not a known time zone`,
+			'Use an IANA time zone name such as Europe/Amsterdam or America/New_York, or leave it empty for UTC',
+		);
 	}
-
-	set(
-		'userPresenceStatus',
-		readChoice(
-			'userPresenceStatus',
-			USER_PRESENCE_STATUSES,
-			'Use available or away (without it the service always answers 0)',
-		),
-	);
-	set(
-		'status',
-		readChoice(
-			'status',
-			QUEUE_STATUSES,
-			'Queue metrics count conversations that are new or pending: choose one of them',
-		),
-	);
-	return { metric, path: definition.path, qs, window };
+	return timezone;
 }
 
 function parameterHint(parameter: MetricParameter): string {

@@ -2,6 +2,7 @@ import { NodeApiError, NodeOperationError, type INode, type JsonObject } from 'n
 
 import { ServiceRequestError } from '../transport';
 import { MetricParameterError } from './metrics';
+import { SendFieldError } from './sendBody';
 import { mayHaveReachedService } from './serviceError';
 import { TemplateFieldError } from './templateShorthand';
 
@@ -139,7 +140,11 @@ export function toNodeError(
 			},
 		);
 	}
-	if (error instanceof MetricParameterError || error instanceof TemplateFieldError) {
+	if (
+		error instanceof MetricParameterError ||
+		error instanceof TemplateFieldError ||
+		error instanceof SendFieldError
+	) {
 		return new NodeOperationError(node, error.message, { description: error.fix, itemIndex });
 	}
 	return new NodeOperationError(node, error as Error, { itemIndex });

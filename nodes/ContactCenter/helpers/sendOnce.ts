@@ -2,7 +2,7 @@ import { createHash } from 'crypto';
 
 /**
  * Send Once: which messages count as "the same message" and what the record keeps of a send.
- * The record itself is `nodes/shared/record`; these are the pure parts, unit tested.
+ * The record itself is `nodes/shared/once`; these are the pure parts, unit tested.
  */
 export type SendOnceMode = 'message' | 'customKey' | 'off';
 

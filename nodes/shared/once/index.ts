@@ -51,16 +51,18 @@ type Strategy = (context: RecordContext, work: Work) => Promise<Begun>;
 const windowsOf = (work: Work) => work.windows ?? DEFAULT_RECORD_WINDOWS;
 
 /** Another call of this process holds the key: done long ago, or running now. */
-async function heldByAnother(context: RecordContext, work: Work): Promise<Begun> {
-	const found = await record.check(context, work.scope, work.key, windowsOf(work), {
-		fromIndex: productionRunsStayInThisProcess(),
-	});
+async function heldByAnother(
+	context: RecordContext,
+	work: Work,
+	fromIndex: boolean,
+): Promise<Begun> {
+	const found = await record.check(context, work.scope, work.key, windowsOf(work), { fromIndex });
 	return found.state === 'done' ? found : { state: 'running' };
 }
 
 const oneProcess: Strategy = async (context, work) => {
 	const holdKey = rowKeyOf(work.scope, work.key);
-	if (!holdHere(holdKey, Date.now())) return await heldByAnother(context, work);
+	if (!holdHere(holdKey, Date.now())) return await heldByAnother(context, work, true);
 	let begun: Begun = { state: 'running' };
 	try {
 		const found = await record.check(context, work.scope, work.key, windowsOf(work), {
@@ -76,7 +78,7 @@ const oneProcess: Strategy = async (context, work) => {
 
 const sharedTable: Strategy = async (context, work) => {
 	const holdKey = rowKeyOf(work.scope, work.key);
-	if (!holdHere(holdKey, Date.now())) return await heldByAnother(context, work);
+	if (!holdHere(holdKey, Date.now())) return await heldByAnother(context, work, false);
 	try {
 		const claim = await record.claim(context, work.scope, work.key, windowsOf(work));
 		if (claim.state !== 'claimed') return claim;

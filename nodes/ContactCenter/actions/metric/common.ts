@@ -49,15 +49,6 @@ export const queueStatusOptions: INodeProperties['options'] = [
 	{ name: 'Pending', value: 'pending', description: 'Conversations an agent set to pending' },
 ];
 
-/** Node version 3 names units and gives every date-time of its output in UTC. */
-export function outputsUnitsAndUtc(this: IExecuteFunctions): boolean {
-	return this.getNode().typeVersion >= 3;
-}
-
 export function metricContext(this: IExecuteFunctions): MetricQueryOptions {
-	return {
-		now: Date.now(),
-		workflowTimeZone: this.getTimezone(),
-		endOpenWindowAtNow: outputsUnitsAndUtc.call(this),
-	};
+	return { now: Date.now(), workflowTimeZone: this.getTimezone() };
 }

@@ -26,7 +26,6 @@ import {
 	fromDescription,
 	MEDIUM_OPTIONS,
 	metricContext,
-	outputsUnitsAndUtc,
 	presenceDescription,
 	presenceHint,
 	presenceOptions,
@@ -226,31 +225,18 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 			);
 			const body = await contactCenterApiRequest.call(this, 'GET', query.path, { qs: query.qs });
 			const reading = readMetricResponse(body);
-			const unitsAndUtc = outputsUnitsAndUtc.call(this);
 			const parameters: IDataObject = {};
 			for (const parameter of Object.keys(METRICS[metric].parameters) as MetricParameter[]) {
 				parameters[parameter] = query.qs[parameter] ?? null;
 			}
 			const retrievedAt = new Date().toISOString();
-			if (unitsAndUtc) {
-				return reading.rows.map((row) => ({
-					metric,
-					value: null,
-					unit: METRICS[metric].unit,
-					...withWindowInUtc(parameters, query.window),
-					...row,
-					retrievedAtUtc: retrievedAt,
-					...(reading.unrecognizedResponse !== undefined
-						? { unrecognizedResponse: reading.unrecognizedResponse }
-						: {}),
-				}));
-			}
 			return reading.rows.map((row) => ({
 				metric,
 				value: null,
-				...parameters,
+				unit: METRICS[metric].unit,
+				...withWindowInUtc(parameters, query.window),
 				...row,
-				retrievedAt,
+				retrievedAtUtc: retrievedAt,
 				...(reading.unrecognizedResponse !== undefined
 					? { unrecognizedResponse: reading.unrecognizedResponse }
 					: {}),

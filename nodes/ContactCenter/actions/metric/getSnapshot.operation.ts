@@ -25,7 +25,6 @@ import {
 	DEFAULT_FROM,
 	MEDIUM_OPTIONS,
 	metricContext,
-	outputsUnitsAndUtc,
 	presenceDescription,
 	presenceHint,
 	presenceOptions,
@@ -43,30 +42,18 @@ const metricOptions = METRIC_KEYS.map((key) => ({
 	description: METRICS[key].description,
 }));
 
-/** The Metrics field; only its description differs between versions (version 3 names units in its columns). */
-const metricsField = (
-	description: string,
-	versions: NonNullable<INodeProperties['displayOptions']>['show'],
-): INodeProperties => ({
-	displayName: 'Metrics',
-	name: 'metrics',
-	type: 'multiOptions',
-	required: true,
-	default: [...METRIC_KEYS],
-	description,
-	options: metricOptions,
-	displayOptions: { show: { ...show.show, ...versions } },
-});
-
 export const description: INodeProperties[] = [
-	metricsField(
-		'The metrics to read, all in one output item with one column per metric, named like the metric. Times are in seconds, the others are counts. The calls run at the same time.',
-		{ '@version': [1, 2] },
-	),
-	metricsField(
-		'The metrics to read, all in one output item with one column per metric, named by its unit: times in seconds (firstResponseTimeSeconds, handleTimeSeconds, longestWaitTimeSeconds), counts by what they count (inboundMessages, outboundMessages, resolvedWithOneReplyMessages, agents, contactsWaiting). fromUtc, toUtc and retrievedAtUtc are in UTC. The calls run at the same time.',
-		{ '@version': [{ _cnd: { gte: 3 } }] },
-	),
+	{
+		displayName: 'Metrics',
+		name: 'metrics',
+		type: 'multiOptions',
+		required: true,
+		default: [...METRIC_KEYS],
+		description:
+			'The metrics to read, all in one output item with one column per metric, named by its unit: times in seconds (firstResponseTimeSeconds, handleTimeSeconds, longestWaitTimeSeconds), counts by what they count (inboundMessages, outboundMessages, resolvedWithOneReplyMessages, agents, contactsWaiting). fromUtc, toUtc and retrievedAtUtc are in UTC. The calls run at the same time.',
+		options: metricOptions,
+		displayOptions: show,
+	},
 	{
 		displayName: 'From',
 		name: 'from',
@@ -190,14 +177,6 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 				metric: outcome.query.metric,
 				value: 'value' in outcome ? outcome.value : null,
 			}));
-			if (!outputsUnitsAndUtc.call(this)) {
-				return {
-					from: queries.find((query) => query.qs.from)?.qs.from ?? null,
-					to: queries.find((query) => query.qs.to)?.qs.to ?? null,
-					retrievedAt,
-					...Object.fromEntries(values.map(({ metric, value }) => [metric, value])),
-				};
-			}
 			const window = queries.find((query) => query.window.toMs !== undefined)?.window ?? {};
 			const row: IDataObject = {
 				fromUtc: toUtcIso(window.fromMs),

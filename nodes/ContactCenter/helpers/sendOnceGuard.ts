@@ -1,0 +1,142 @@
+import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
+
+import { once, type Ticket, type Work } from '../../shared/once';
+import { DEFAULT_RECORD_WINDOWS } from '../../shared/once/rows';
+import { withNotSent } from './nodeErrors';
+import { SendFieldError } from './sendBody';
+import {
+	DEFAULT_SEND_ONCE_HOURS,
+	MAX_SEND_ONCE_HOURS,
+	messageSendOnceKey,
+	sendOnceScopeOf,
+	sendOnceWindowMs,
+	sentDetailText,
+	type MessageIdentity,
+	type SendOnceMode,
+	type SentDetail,
+} from './sendOnce';
+
+/** Why this run does not send an item's message although nothing failed. */
+export type SendOnceSkip =
+	| { kind: 'alreadySent'; at: number; detail: string }
+	/** Another run holds the key, or one stopped while it held it: the message may be out. */
+	| { kind: 'heldElsewhere'; since?: number; stopped?: boolean };
+
+export function sendOnceModeOf(context: IExecuteFunctions, i: number): SendOnceMode {
+	return String(context.getNodeParameter('sendOnce', i, 'message')) as SendOnceMode;
+}
+
+/** Warns in the run when the record credential's key expires soon; only when Send Once is on. */
+export async function warnIfRecordKeyExpiresSoon(context: IExecuteFunctions): Promise<void> {
+	if (sendOnceModeOf(context, 0) === 'off') return;
+	await once.warnIfKeyExpiresSoon(context, { readAfresh: true });
+}
+
+/** A record call before the send: its failure says that the message was not sent. */
+async function beforeSending<T>(recordCall: Promise<T>): Promise<T> {
+	return await recordCall.catch((error: unknown) => {
+		if (error instanceof NodeOperationError) error.description = withNotSent(error.description);
+		throw error;
+	});
+}
+
+/**
+ * Send Once for one item's message, and the one place the Send operation uses the record. The key
+ * is checked before the send, claimed right before the request (after the pacing wait) and kept
+ * until the answer is recorded, so a crash leaves a claim only on a message that may really be
+ * out; a refusal that sent nothing gives it up.
+ */
+export class SendOnceGuard {
+	/** The claim this run holds on the key, between the claim and the answer. */
+	private ticket: Ticket | undefined;
+
+	private constructor(
+		private readonly context: IExecuteFunctions,
+		private readonly work: Work,
+	) {}
+
+	get key(): string {
+		return this.work.key;
+	}
+
+	/** The item's guard, or undefined when Send Once is off; a wrong Send Once field throws. */
+	static of(
+		context: IExecuteFunctions,
+		i: number,
+		message: MessageIdentity,
+	): SendOnceGuard | undefined {
+		const mode = sendOnceModeOf(context, i);
+		if (mode === 'off') return undefined;
+		const retentionMs = sendOnceWindowMs(
+			context.getNodeParameter('sendOncePeriodHours', i, undefined),
+		);
+		if (retentionMs === undefined) {
+			throw new SendFieldError(
+				`'Send Once Period (Hours)' must be a number of hours above 0 and at most ${MAX_SEND_ONCE_HOURS}`,
+				`Enter how long a sent message blocks the same message, e.g. ${DEFAULT_SEND_ONCE_HOURS}`,
+			);
+		}
+		const key = mode === 'customKey' ? customKeyOf(context, i) : messageSendOnceKey(message);
+		return new SendOnceGuard(context, {
+			scope: sendOnceScopeOf(context.getWorkflow().id),
+			key,
+			windows: { ...DEFAULT_RECORD_WINDOWS, retentionMs },
+		});
+	}
+
+	/** Before the send: the record's earlier send of this message, if it has one. */
+	async earlierSend(): Promise<SendOnceSkip | undefined> {
+		const earlier = await beforeSending(once.check(this.context, this.work));
+		if (earlier.state !== 'done') return undefined;
+		return { kind: 'alreadySent', at: earlier.at, detail: earlier.detail };
+	}
+
+	/** Right before a request: claims the key unless this run holds it; a reason not to send, or undefined. */
+	async claim(): Promise<SendOnceSkip | undefined> {
+		if (this.ticket !== undefined) return undefined;
+		const begun = await beforeSending(once.begin(this.context, this.work, 'send'));
+		if (begun.state === 'done') return { kind: 'alreadySent', at: begun.at, detail: begun.detail };
+		if (begun.state === 'running') return { kind: 'heldElsewhere', since: begun.since };
+		if (begun.abandonedAt !== undefined) {
+			await this.abandonQuietly(begun.ticket);
+			return { kind: 'heldElsewhere', since: begun.abandonedAt, stopped: true };
+		}
+		this.ticket = begun.ticket;
+		return undefined;
+	}
+
+	/** After a failed request: a claim stays on a message that may be out, so that no later run sends it again. */
+	async afterFailure(uncertainAttempts: number): Promise<void> {
+		if (this.ticket === undefined || uncertainAttempts > 0) return;
+		await this.abandonQuietly(this.ticket);
+		this.ticket = undefined;
+	}
+
+	/**
+	 * After the service accepted the message. Until its row is in, the message counts as sent in
+	 * this process; the claim holds it for the other processes, so that no run sends it again.
+	 */
+	async markSent(detail: SentDetail): Promise<void> {
+		const ticket = this.ticket ?? { work: this.work, held: false };
+		await once.finish(this.context, ticket, sentDetailText(detail), 'keepTrying');
+	}
+
+	private async abandonQuietly(ticket: Ticket): Promise<void> {
+		await once.abandon(this.context, ticket).catch((error: Error) => {
+			this.context.logger.warn(
+				`Contact Center: releasing send once key ${this.key} failed: ${error.message}`,
+			);
+		});
+	}
+}
+
+function customKeyOf(context: IExecuteFunctions, i: number): string {
+	const key = String(context.getNodeParameter('sendOnceKey', i, '')).trim();
+	if (key === '') {
+		throw new SendFieldError(
+			"'Send Once Key' is empty",
+			"Enter a key that names the message, e.g. {{ $json.contact }}-{{ $today.toISODate() }}, or set 'Send Once' to 'Same Message Once' or 'Off'",
+		);
+	}
+	return key;
+}

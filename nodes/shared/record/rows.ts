@@ -1,2 +1,0 @@
-// Transitional: Send's calls move to ../once when its split lands.
-export * from '../once/rows';
