@@ -163,8 +163,6 @@ describe('Contact Center: Send at the rate limit', () => {
 	// The service's 60 per minute, scaled down: 20 per 400 ms.
 	const fixture = useSimulator({ sendRateLimit: { limit: 20, windowMs: 400 } });
 	const atTheLimit = { rateLimitMessages: 20, rateLimitPeriodSeconds: 0.4 };
-	// The same limit as saved by workflows before the N-per-W options: 3000 per minute over 0.4 s.
-	const atTheLimitAsSavedBefore = { messagesPerMinute: 3000, rateWindowSeconds: 0.4 };
 	const phones = (prefix: string, count: number) =>
 		Array.from({ length: count }, (_, i) => ({
 			phone: `+1555${prefix}${String(i).padStart(4, '0')}`,
@@ -174,13 +172,7 @@ describe('Contact Center: Send at the rate limit', () => {
 		fixture.sim.resetCounters();
 	});
 
-	it.each([
-		['20 messages per 0.4 seconds', atTheLimit],
-		[
-			'the options of a saved workflow, 3000 per minute over a 0.4 s window',
-			atTheLimitAsSavedBefore,
-		],
-	])(
+	it.each([['20 messages per 0.4 seconds', atTheLimit]])(
 		'paced at the limit (%s), sends every message without a single refusal',
 		async (_, options) => {
 			const { json, error } = await runContactCenter(

@@ -23,26 +23,6 @@ describe('send pacing', () => {
 		expect(resolveRateLimit({ rateLimitMessages: 30 })).toEqual({ messages: 30, periodMs: 60_000 });
 	});
 
-	it('keeps the pace and quota of workflows saved with Messages Per Minute and Rate Window', () => {
-		expect(resolveRateLimit({ messagesPerMinute: 120 })).toEqual({
-			messages: 120,
-			periodMs: 60_000,
-		});
-		// 10 per minute counted over 5 s: one send every 6 s, at most one in any 5 s, as before.
-		const saved = resolveRateLimit({ messagesPerMinute: 10, rateWindowSeconds: 5 });
-		expect(sendIntervalMs(saved)).toBe(6000);
-		expect(saved.periodMs).toBe(5000);
-		expect(resolveRateLimit({ messagesPerMinute: 3000, rateWindowSeconds: 0.4 })).toEqual({
-			messages: 20,
-			periodMs: 400,
-		});
-		// The current options win as soon as one of them is set.
-		expect(resolveRateLimit({ messagesPerMinute: 10, rateLimitPeriodSeconds: 5 })).toEqual({
-			messages: 60,
-			periodMs: 5000,
-		});
-	});
-
 	it('hands out evenly spaced slots and does not burst after a slow send', () => {
 		let now = 0;
 		const pacer = new SendPacer({ messages: 600, periodMs: 60_000 }, () => now);

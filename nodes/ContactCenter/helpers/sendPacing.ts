@@ -11,37 +11,18 @@ export interface RateLimit {
 	periodMs: number;
 }
 
-/** The rate options of the Send operation, today's and those of workflows saved before. */
+/** The rate options of the Send operation. */
 export interface RateLimitOptions {
 	rateLimitMessages?: number;
 	rateLimitPeriodSeconds?: number;
-	/** Saved before the "N messages per W seconds" options: the sending rate, per minute. */
-	messagesPerMinute?: number;
-	/** Saved before: the period the quota was counted over (quota = messagesPerMinute × window / 60). */
-	rateWindowSeconds?: number;
 }
 
-/**
- * The limit to pace at. The current options win when either is set; otherwise the old pair is
- * translated so that a saved workflow keeps exactly its pace and quota: X per minute counted over
- * W seconds was one send every 60/X s and at most X × W / 60 sends in any W s.
- */
+/** The limit to pace at: N messages per W seconds, the service's standard 60 per 60 by default. */
 export function resolveRateLimit(options: RateLimitOptions): RateLimit {
-	const { rateLimitMessages, rateLimitPeriodSeconds, messagesPerMinute, rateWindowSeconds } =
-		options;
-	if (
-		rateLimitMessages !== undefined ||
-		rateLimitPeriodSeconds !== undefined ||
-		(messagesPerMinute === undefined && rateWindowSeconds === undefined)
-	) {
-		return {
-			messages: rateLimitMessages ?? DEFAULT_RATE_LIMIT_MESSAGES,
-			periodMs: (rateLimitPeriodSeconds ?? DEFAULT_RATE_LIMIT_PERIOD_SECONDS) * 1000,
-		};
-	}
-	const perMinute = messagesPerMinute ?? DEFAULT_RATE_LIMIT_MESSAGES;
-	const periodMs = (rateWindowSeconds ?? DEFAULT_RATE_LIMIT_PERIOD_SECONDS) * 1000;
-	return { messages: (perMinute * periodMs) / 60_000, periodMs };
+	return {
+		messages: options.rateLimitMessages ?? DEFAULT_RATE_LIMIT_MESSAGES,
+		periodMs: (options.rateLimitPeriodSeconds ?? DEFAULT_RATE_LIMIT_PERIOD_SECONDS) * 1000,
+	};
 }
 
 /**

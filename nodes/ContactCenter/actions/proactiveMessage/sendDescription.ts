@@ -259,16 +259,6 @@ export const description: INodeProperties[] = [
 				displayOptions: { show: { waitForFinalStatus: [true] } },
 			},
 			{
-				displayName: 'Messages Per Minute (Old Setting)',
-				name: 'messagesPerMinute',
-				type: 'number',
-				typeOptions: { minValue: 1 },
-				default: DEFAULT_RATE_LIMIT_MESSAGES,
-				description:
-					'Saved by an earlier version of this node and used only while Rate Limit Messages and Rate Limit Period (Seconds) are not set. Replace it with those: X per minute over a window of W seconds is X × W / 60 messages per W seconds.',
-				displayOptions: { show: { messagesPerMinute: [{ _cnd: { exists: true } }] } },
-			},
-			{
 				displayName: 'Rate Limit Messages',
 				name: 'rateLimitMessages',
 				type: 'number',
@@ -294,16 +284,6 @@ export const description: INodeProperties[] = [
 				default: DEFAULT_RATE_LIMIT_WAIT_MINUTES,
 				description:
 					"How long one message may wait in all for room in the service's rate limit (other senders of your organization use it too) before its item fails as not sent. A refused message was not sent, so waiting never sends it twice.",
-			},
-			{
-				displayName: 'Rate Window (Seconds) (Old Setting)',
-				name: 'rateWindowSeconds',
-				type: 'number',
-				typeOptions: { minValue: 0.1, numberPrecision: 1 },
-				default: DEFAULT_RATE_LIMIT_PERIOD_SECONDS,
-				description:
-					'Saved by an earlier version of this node and used only while Rate Limit Messages and Rate Limit Period (Seconds) are not set. Replace it with Rate Limit Period (Seconds).',
-				displayOptions: { show: { rateWindowSeconds: [{ _cnd: { exists: true } }] } },
 			},
 			{
 				displayName: 'Retry Ambiguous Failures',
