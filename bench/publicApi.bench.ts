@@ -43,7 +43,7 @@ const recordRow = () => ({
 	detail: '',
 });
 
-describe("Section 4d: what one call to n8n's public API costs n8n", () => {
+describe("What one call to n8n's public API costs n8n", () => {
 	let instance: Json | undefined;
 	const userFolder = path.join(rt.REPO_ROOT, '.n8n-local', 'bench-public-api');
 	afterAll(async () => {

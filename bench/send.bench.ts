@@ -144,7 +144,7 @@ function batchFigures(
 	};
 }
 
-describe('Benchmark 1: Send at the rate limit (60 per 3 s, batch of 600)', () => {
+describe('Send at the rate limit (60 per 3 s, batch of 600)', () => {
 	let sim: Simulator;
 	let credentials: CredentialStore;
 	const figures: Record<string, BatchFigures> = {};

@@ -17,7 +17,7 @@ const RUNS = 10;
 const SNAPSHOT: INodeParameters = { resource: 'metric', operation: 'getSnapshot' };
 const SINGLE: INodeParameters = { resource: 'metric', operation: 'get', metric: 'handleTime' };
 
-describe('Benchmark 3: Metric Get Snapshot against one Metric Get', () => {
+describe('Metric Get Snapshot against one Metric Get', () => {
 	let sim: Simulator;
 	let credentials: CredentialStore;
 

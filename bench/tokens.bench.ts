@@ -13,7 +13,7 @@ import { recordSection, type Figure } from './results';
 const RUNS = 50;
 const TOKEN_TTL_MS = 43_200_000;
 
-describe('Benchmark 2: token requests over N executions', () => {
+describe('Token requests over N executions', () => {
 	let sim: Simulator;
 	let clockOffsetMs = 0;
 	const phases: Array<{
