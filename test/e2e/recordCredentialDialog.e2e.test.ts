@@ -48,7 +48,7 @@ afterAll(async () => {
 	await session?.stop();
 }, 120_000);
 
-/** An API key of the owner with every scope, as n8n's "Create an API key" dialog makes it. */
+/** An API key of the owner with every scope, as n8n's "Create API Key" dialog makes it with Scopes All. */
 const createOwnerKey = async (expiresAt: number | null) =>
 	(await rt.createApiKey(instance, cookie, { labelPrefix: 'dialog', expiresAt }))
 		.rawApiKey as string;
