@@ -29,7 +29,7 @@ export class ContactCenterRecordApi implements ICredentialType {
 	properties: INodeProperties[] = [
 		{
 			displayName:
-				'Where processed write backs and sent messages are remembered: a data table of this n8n, reached with an n8n API key. To get a key that can do only this: in n8n open Settings -> Users and invite a user for the record (role Member), sign in as that user, open Settings -> n8n API -> Create an API key, give it a label, set Expiration to "No expiration" (or a date you will remember), and if the dialog offers scopes pick only the six data table scopes (dataTable:create, dataTable:list, dataTableRow:create, dataTableRow:read, dataTableRow:update, dataTableRow:delete). Copy the key and paste it below, then click Test: it says when the key expires and when it can do more than the record needs.',
+				'Where processed write backs and sent messages are remembered: a data table of this n8n, reached with an n8n API key that can use only data tables. To make it: in n8n open Settings -> n8n API -> Create API key; Label: e.g. contact center record; Expiration: Never; Scopes: Custom, then tick Data tables; Save and copy the key (n8n shows it only once). Paste it below into n8n API Key and click Save: n8n tests it. "Connection tested successfully": the record can use the key. "Couldn’t connect with these settings": it cannot; More details says why, Retry tests again. A key with All scopes (such as the owner\'s) works too, but can change every workflow and user of this n8n. If Create API key offers no Scopes, make the key signed in as a user with the Member role.',
 			name: 'setupNotice',
 			type: 'notice',
 			default: '',
@@ -52,7 +52,7 @@ export class ContactCenterRecordApi implements ICredentialType {
 			default: '',
 			required: true,
 			description:
-				'An API key of this n8n, made as described above (Settings -> n8n API -> Create an API key). Only the Contact Center nodes can use it: it is not offered to HTTP Request nodes.',
+				'An API key of this n8n, made as described above (Settings -> n8n API -> Create API key). Only the Contact Center nodes can use it: it is not offered to HTTP Request nodes.',
 		},
 		{
 			displayName: 'Data Table Name',

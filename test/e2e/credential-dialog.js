@@ -4,6 +4,8 @@
  * Credentials -> Create credential, search and pick a type, paste into the fields, Save (n8n then
  * runs the credential's Test and shows its banner). Builds on nodes-panel.js (browser, sign-in).
  */
+const fs = require('node:fs');
+const path = require('node:path');
 
 const SELECTORS = {
 	createCredential: '[data-test-id="add-resource-credential"]',
@@ -109,22 +111,38 @@ async function pasteIntoField(page, name, value) {
 const TEST_BANNER = `${SELECTORS.config} .el-tag--danger, ${SELECTORS.config} .el-tag--success`;
 
 /**
- * Save: n8n saves the credential and runs its Test. Resolves with the banner's visible text once it
- * shows the outcome ("Please check the errors below" is the form's own, not the Test's).
+ * Save, as the user clicks it: n8n saves the credential and runs its Test. Resolves with the Test's
+ * result as n8n's REST API gave it to the editor ({status, message}), and what the user then
+ * sees: the dialog closed (n8n closes it after a passing Test of a credential made from a node's
+ * field) or the banner's text.
  */
-async function saveAndReadTestBanner(page) {
-	await page.click(SELECTORS.save);
-	await page.waitForFunction(
-		(selector) =>
-			[...document.querySelectorAll(selector)].some(
-				(banner) =>
-					banner.getClientRects().length > 0 &&
-					/tested successfully|connect with these settings/i.test(banner.innerText),
-			),
+async function saveAndReadTestResult(page) {
+	const tested = page.waitForResponse(
+		(response) =>
+			response.url().includes('/rest/credentials/test') && response.request().method() === 'POST',
 		{ timeout: 60_000 },
+	);
+	await page.click(SELECTORS.save);
+	const answer = await (await tested).json();
+	await page.waitForFunction(
+		(dialog, banner) =>
+			!document.querySelector(dialog) ||
+			document.querySelector(dialog).getClientRects().length === 0 ||
+			[...document.querySelectorAll(banner)].some(
+				(element) =>
+					element.getClientRects().length > 0 &&
+					/tested successfully|connect with these settings/i.test(element.innerText),
+			),
+		{ timeout: 30_000 },
+		SELECTORS.dialog,
 		TEST_BANNER,
 	);
-	return await testBanner(page);
+	const open = await page.$(SELECTORS.dialog).then((d) => d?.isVisible() ?? false);
+	return {
+		result: answer.data ?? answer,
+		dialogClosed: !open,
+		banner: open ? await testBanner(page) : '',
+	};
 }
 
 /** The visible Test banner's text, as shown now. */
@@ -133,13 +151,11 @@ async function testBanner(page) {
 	return texts.find((text) => /tested successfully|connect with these settings/i.test(text)) ?? '';
 }
 
-/** Clicks the banner's "More details" link, which shows the Test's message; the banner's text then. */
-async function expandTestDetails(page) {
-	const [link] = await page.$$(`xpath/.//span[normalize-space()="More details"]`);
-	if (!link) throw new Error(`the Test banner has no "More details": ${await testBanner(page)}`);
-	await link.click();
-	await sleep(SETTLE_MS);
-	return await testBanner(page);
+/** Whether the visible test banner is n8n's red one ("Couldn't connect with these settings"). */
+async function testBannerIsRed(page) {
+	return await page.$$eval(`${SELECTORS.config} .el-tag--danger`, (banners) =>
+		banners.some((banner) => banner.getClientRects().length > 0),
+	);
 }
 
 /** A PNG of the credential dialog alone, written to `path`. */
@@ -177,15 +193,210 @@ async function parameterOptionsFor(page, name, text) {
 	return await visibleTexts(page, 'li.el-select-dropdown__item');
 }
 
+/**
+ * What the user did, one entry per action: a click on a control (named by its text on the screen)
+ * or a text typed or pasted into a field. Choosing in a dropdown is two actions: opening it and
+ * clicking the option.
+ */
+function actionLog() {
+	const actions = [];
+	return {
+		actions,
+		/** Clicks `element` and records it by `name`, or else by its text as the screen shows it. */
+		async click(element, name) {
+			const text = name ?? (await element.evaluate((el) => el.innerText?.trim() ?? ''));
+			await element.click();
+			actions.push({ kind: 'click', text });
+			return text;
+		},
+		typed(field) {
+			actions.push({ kind: 'type', text: field });
+		},
+	};
+}
+
+/** The first visible element with exactly the text `text` among `selector`'s matches. */
+async function visibleWithText(page, selector, text) {
+	await page.waitForFunction(
+		(css, wanted) =>
+			[...document.querySelectorAll(css)].some(
+				(el) => el.getClientRects().length > 0 && el.innerText?.trim() === wanted,
+			),
+		{ timeout: 30_000 },
+		selector,
+		text,
+	);
+	for (const element of await page.$$(selector)) {
+		const matches = await element.evaluate(
+			(el, wanted) => el.getClientRects().length > 0 && el.innerText?.trim() === wanted,
+			text,
+		);
+		if (matches) return element;
+	}
+	throw new Error(`no visible "${text}" among ${selector}`);
+}
+
+const KEY_SELECTORS = {
+	settingsApi: '[data-test-id="settings-api"]',
+	createKey: 'button',
+	label: '[data-test-id="api-key-label"] input, input[data-test-id="api-key-label"]',
+	expiration: '[data-test-id="expiration-select"]',
+	option: 'li.el-select-dropdown__item',
+	custom: '[data-test-id="scopes-mode-custom"]',
+	dataTables: '[data-test-id="scope-group-dataTables"]',
+	scopesCount: '[data-test-id="scopes-count"]',
+	modalButton: '[data-test-id="createOrEditApiKey-modal"] button',
+	copy: '[data-test-id="copy-input-button"]',
+};
+
+/**
+ * From n8n's Settings page, makes the record's key as the README says: n8n API -> Create API key,
+ * a Label, Expiration Never, Scopes Custom with Data tables ticked, Save, and the copy button.
+ * Resolves with the key as the copy button put it on the clipboard, and the scopes count shown.
+ */
+async function createRecordKeyAsTheReadmeSays(page, baseUrl, log) {
+	await page.goto(`${baseUrl}/settings`, { waitUntil: 'networkidle2' });
+	await page
+		.browserContext()
+		.overridePermissions(baseUrl, [
+			'clipboard-read',
+			'clipboard-write',
+			'clipboard-sanitized-write',
+		]);
+	await log.click(await page.waitForSelector(KEY_SELECTORS.settingsApi, { visible: true }));
+	await log.click(await visibleWithText(page, KEY_SELECTORS.createKey, 'Create API key'));
+	const label = await page.waitForSelector(KEY_SELECTORS.label, { visible: true });
+	// n8n focuses the Label field when the dialog opens.
+	await label.type('contact center record');
+	log.typed('Label');
+	await log.click(
+		await page.waitForSelector(KEY_SELECTORS.expiration, { visible: true }),
+		'Expiration',
+	);
+	await sleep(SETTLE_MS);
+	await log.click(await visibleWithText(page, KEY_SELECTORS.option, 'Never'));
+	await log.click(await page.waitForSelector(KEY_SELECTORS.custom, { visible: true }), 'Custom');
+	await log.click(
+		await page.waitForSelector(KEY_SELECTORS.dataTables, { visible: true }),
+		'Data tables',
+	);
+	// Save takes what the form holds once it has re-rendered: the count shows the ticked scopes.
+	await page.waitForFunction(
+		(css) => !/^0 of/.test(document.querySelector(css)?.innerText.trim() ?? '0 of'),
+		{},
+		KEY_SELECTORS.scopesCount,
+	);
+	const scopesCount = await page.$eval(KEY_SELECTORS.scopesCount, (el) => el.innerText.trim());
+	await sleep(SETTLE_MS);
+	await log.click(await visibleWithText(page, KEY_SELECTORS.modalButton, 'Save'));
+	await log.click(await page.waitForSelector(KEY_SELECTORS.copy, { visible: true }), 'copy');
+	await sleep(SETTLE_MS);
+	const key = await page.evaluate(async () => await navigator.clipboard.readText());
+	return { key, scopesCount };
+}
+
+/**
+ * In the open node settings, opens the dialog of a new credential from the node's field named
+ * `fieldLabel`: its "Connect to …" button when there is no credential of the type yet, else its
+ * list's "Create new credential".
+ */
+async function createCredentialFromNodeField(page, fieldLabel, log) {
+	const slots = await page.$$('[data-test-id="node-credentials-slot"]');
+	for (const slot of slots) {
+		const label = await slot.$eval(
+			'[data-test-id="credentials-label"] label, [data-test-id="credentials-label"]',
+			(el) => el.innerText.split('\n')[0].trim(),
+		);
+		if (label !== fieldLabel) continue;
+		const empty = await slot.$(
+			'[data-test-id="node-credentials-empty-state"] button, [data-test-id="node-credentials-empty-state"]',
+		);
+		if (empty) {
+			await log.click(empty);
+		} else {
+			await log.click(await slot.$('[data-test-id="node-credentials-select"]'), fieldLabel);
+			await sleep(SETTLE_MS);
+			await log.click(
+				await visibleWithText(
+					page,
+					'[data-test-id="node-credentials-select-item-new"]',
+					'Create new credential',
+				),
+			);
+		}
+		await page.waitForSelector(SELECTORS.dialog, { visible: true });
+		return;
+	}
+	throw new Error(`the node has no credential field "${fieldLabel}"`);
+}
+
+/**
+ * The open node settings' credential fields, top to bottom: each field's label and what it
+ * shows (the selected credential's name, or its "Connect to …" button's text).
+ */
+async function nodeCredentialFields(page) {
+	return await page.$$eval('[data-test-id="node-credentials-slot"]', (slots) =>
+		slots.map((slot) => {
+			const empty = slot.querySelector('[data-test-id="node-credentials-empty-state"]');
+			const input = slot.querySelector('[data-test-id="node-credentials-select"] input');
+			return {
+				label: (slot.querySelector('[data-test-id="credentials-label"]')?.innerText ?? '')
+					.split('\n')[0]
+					.trim(),
+				selected: empty ? '' : (input?.value ?? '').trim(),
+				top: slot.getBoundingClientRect().top,
+			};
+		}),
+	);
+}
+
+/**
+ * Where the open Send node's settings show Metadata, the notice above the credential fields and
+ * Send Once (their tops on the page), and the notice's text.
+ */
+async function sendLayout(page) {
+	return await page.evaluate(() => {
+		const shown = (element) => element && element.getClientRects().length > 0;
+		const metadata = [...document.querySelectorAll('[data-test-id="parameter-item"]')].find(
+			(item) => shown(item) && item.innerText.trim().startsWith('Metadata'),
+		);
+		const notice = [...document.querySelectorAll('[data-test-id="parameter-item"] .notice')].find(
+			(element) => shown(element) && element.innerText.includes('credentials below'),
+		);
+		const sendOnce = document.querySelector('[data-test-id="parameter-input-sendOnce"]');
+		return {
+			metadataTop: metadata?.getBoundingClientRect().top,
+			notice: notice?.innerText.trim() ?? '',
+			noticeTop: notice?.getBoundingClientRect().top,
+			sendOnceTop: sendOnce?.getBoundingClientRect().top,
+		};
+	});
+}
+
+/** The README's section under `heading`, up to the next section of the README's top level. */
+function readmeSection(heading) {
+	const readme = fs.readFileSync(path.join(__dirname, '../../README.md'), 'utf8');
+	const start = readme.indexOf(heading);
+	if (start < 0) throw new Error(`the README has no "${heading}"`);
+	const end = readme.indexOf('\n## ', start);
+	return readme.slice(start, end < 0 ? undefined : end);
+}
+
 module.exports = {
 	SELECTORS,
 	openNewCredential,
 	credentialForm,
 	pasteIntoField,
-	saveAndReadTestBanner,
+	saveAndReadTestResult,
 	testBanner,
-	expandTestDetails,
+	testBannerIsRed,
 	screenshotCredentialDialog,
 	chooseParameterOption,
 	parameterOptionsFor,
+	actionLog,
+	createRecordKeyAsTheReadmeSays,
+	createCredentialFromNodeField,
+	nodeCredentialFields,
+	sendLayout,
+	readmeSection,
 };

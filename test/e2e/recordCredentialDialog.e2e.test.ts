@@ -2,8 +2,9 @@
 /**
  * The "Contact Center Record API" credential where users see it, in a real browser (headless
  * Chromium through puppeteer-core, as nodesPanel.e2e.test.ts) against a real n8n (2.41.1) with the
- * packed package installed: the dialog's notice and fields, the Test's banner for a key expiring in
- * 3 days, and the HTTP Request node's Predefined Credential Type list (issue 26).
+ * packed package installed: the dialog's notice and fields, the test's banner for a key that works
+ * (expiring in 3 days, the owner's), the README's steps followed and counted, a new Send node's
+ * credential fields and notice, and the HTTP Request node's Predefined Credential Type list.
  * CONTACT_CENTER_PACKAGE_TARBALL installs another build of the package instead
  * (docs/credentials.md shows this test failing on the package before the issue).
  */
@@ -19,7 +20,15 @@ const panel: Json = panelModule;
 const { report }: Json = helpersModule;
 
 const RECORD_CREDENTIAL = 'Contact Center Record API';
+const OAUTH2_CREDENTIAL = 'Contact Center OAuth2 API';
 const DAY_S = 24 * 3600;
+/**
+ * The README's key and credential steps, from n8n's Settings page to the saved credential, in
+ * clicks and entries (a dropdown's choice is two: opening it and the option). n8n 2.41.1 needs
+ * them all: the Label is required to Save, Expiration starts at 30 days, Scopes at All, and the key
+ * is shown once, to be copied and pasted.
+ */
+const MOST_KEY_AND_CREDENTIAL_ACTIONS = 12;
 
 let instance: Json;
 let page: Json;
@@ -39,10 +48,45 @@ afterAll(async () => {
 	await session?.stop();
 }, 120_000);
 
-/** An API key of the owner with every scope, as n8n's "Create an API key" dialog makes it. */
-const createOwnerKey = async (expiresAt: number) =>
+/** An API key of the owner with every scope, as n8n's "Create API Key" dialog makes it with Scopes All. */
+const createOwnerKey = async (expiresAt: number | null) =>
 	(await rt.createApiKey(instance, cookie, { labelPrefix: 'dialog', expiresAt }))
 		.rawApiKey as string;
+
+async function deleteAllCredentials() {
+	const listed = await rt.restCall(instance, 'GET', '/credentials', { cookie });
+	for (const credential of listed.json.data) {
+		await rt.restCall(instance, 'DELETE', `/credentials/${credential.id}`, { cookie });
+	}
+}
+
+/**
+ * Leaves exactly one credential of each Contact Center type the Send node shows: an OAuth2 one
+ * (it is not called) and a record one with an owner key.
+ */
+async function keepOneCredentialOfEachType() {
+	await deleteAllCredentials();
+	const created = [
+		{
+			name: 'Contact Center account',
+			type: 'contactCenterOAuth2Api',
+			data: { baseUrl: 'http://127.0.0.1:9', clientId: 'id', clientSecret: 'secret' },
+		},
+		{
+			name: 'Contact Center Record account',
+			type: 'contactCenterRecordApi',
+			data: {
+				baseUrl: `${instance.baseUrl}/api/v1`,
+				apiKey: await createOwnerKey(null),
+				dataTableName: 'contact_center_record',
+			},
+		},
+	];
+	for (const body of created) {
+		const answer = await rt.restCall(instance, 'POST', '/credentials', { cookie, body });
+		expect(answer.status).toBe(200);
+	}
+}
 
 describe('the "Contact Center Record API" credential dialog', () => {
 	test('Create credential, "Contact Center Record": the dialog says where the key comes from, above n8n API URL, n8n API Key, Data Table Name', async () => {
@@ -57,14 +101,16 @@ describe('the "Contact Center Record API" credential dialog', () => {
 		log(`dialog: ${JSON.stringify(form)}`);
 		expect(form.fields).toEqual(['n8n API URL', 'n8n API Key', 'Data Table Name']);
 		expect(form.notices).toEqual([
-			expect.stringContaining('Settings -> n8n API -> Create an API key'),
+			expect.stringContaining('Settings -> n8n API -> Create API key'),
 		]);
-		expect(form.notices[0]).toContain('"No expiration"');
-		expect(form.notices[0]).toContain('role Member');
+		expect(form.notices[0]).toContain('Expiration: Never');
+		expect(form.notices[0]).toContain('Scopes: Custom, then tick Data tables');
+		expect(form.notices[0]).toContain('"Connection tested successfully"');
+		expect(form.notices[0]).toContain('Retry');
 		expect(form.noticesAboveFields).toBe(true);
 	});
 
-	test('Save with an owner key expiring in 3 days: the Test banner fails with "More details", which show "The key works" and "(in 3 days)"', async () => {
+	test('Save with an owner key expiring in 3 days: the test passes in green, "Connection tested successfully"; its notes reach the editor', async () => {
 		const nowS = Math.floor(Date.now() / 1000);
 		const key = await createOwnerKey(nowS + 3 * DAY_S + 3600);
 		await dialog.openNewCredential(
@@ -77,25 +123,109 @@ describe('the "Contact Center Record API" credential dialog', () => {
 		expect(await dialog.pasteIntoField(page, 'baseUrl', apiUrl)).toBe(apiUrl);
 		expect(await dialog.pasteIntoField(page, 'apiKey', key)).toBe(key);
 
-		const banner: string = await dialog.saveAndReadTestBanner(page);
-		log(`Test banner: ${JSON.stringify(banner)}`);
-		// n8n shows a failing Test's message only once "More details" is clicked (its Banner component).
-		expect(banner).toMatch(/^Couldn.t connect with these settings/);
-		expect(banner).toContain('More details');
-		expect(banner).not.toContain('The key works');
-
-		const expanded: string = await dialog.expandTestDetails(page);
-		log(`Test banner, More details: ${JSON.stringify(expanded)}`);
-		expect(expanded).toMatch(/^Couldn.t connect with these settings/);
-		expect(expanded).toContain('The key works');
-		expect(expanded).toMatch(/it expires on \d{4}-\d\d-\d\d \d\d:\d\d UTC \(in 3 days\)/);
-		expect(expanded).toContain("it is a key of this n8n's owner");
+		const saved: Json = await dialog.saveAndReadTestResult(page);
+		log(`Save: ${JSON.stringify(saved)}`);
+		expect(saved.banner).toMatch(/^Connection tested successfully/);
+		expect(await dialog.testBannerIsRed(page)).toBe(false);
+		expect(saved.result.status).toBe('OK');
+		expect(saved.result.message).toMatch(/^The key works/);
+		expect(saved.result.message).toMatch(
+			/it expires on \d{4}-\d\d-\d\d \d\d:\d\d UTC \(in 3 days\)/,
+		);
+		expect(saved.result.message).toContain("it is a key of this n8n's owner");
 
 		const screenshot = await dialog.screenshotCredentialDialog(
 			page,
 			`${instance.userFolder}/record-credential-test.png`,
 		);
 		log(`screenshot of the dialog: ${screenshot}`);
+	});
+});
+
+describe("the README's steps for the record key, in n8n's screens", () => {
+	test('from Settings to a saved credential in at most 12 clicks and entries, each control named in the README as n8n shows it', async () => {
+		// A first record credential, as in the README: the field offers "Connect to …".
+		await deleteAllCredentials();
+		const actions = dialog.actionLog();
+		const { key, scopesCount } = await dialog.createRecordKeyAsTheReadmeSays(
+			page,
+			instance.baseUrl,
+			actions,
+		);
+		expect(scopesCount).toMatch(/^14 of \d+ scopes selected$/);
+		await panel.openNextStepPanelOfNewWorkflow(page, instance, cookie, 'Record key: README');
+		await panel.search(page, 'send message');
+		await panel.openEntry(page, 'Contact Center');
+		await panel.chooseItem(page, 'Send message');
+		await dialog.createCredentialFromNodeField(page, RECORD_CREDENTIAL, actions);
+		const apiUrl = `${instance.baseUrl}/api/v1`;
+		// The README's default, http://localhost:5678/api/v1, is not this n8n's address.
+		expect(await dialog.pasteIntoField(page, 'baseUrl', apiUrl)).toBe(apiUrl);
+		actions.typed('n8n API URL');
+		expect(await dialog.pasteIntoField(page, 'apiKey', key)).toBe(key);
+		actions.typed('n8n API Key');
+		const saved: Json = await dialog.saveAndReadTestResult(page);
+		actions.actions.push({ kind: 'click', text: 'Save' });
+		log(`README steps: ${actions.actions.map((a: Json) => `${a.kind} ${a.text}`).join(', ')}`);
+		log(`Save: ${JSON.stringify(saved)}`);
+
+		expect(saved.result).toEqual({
+			status: 'OK',
+			message: expect.stringMatching(/^The key works/),
+		});
+		expect(saved.dialogClosed).toBe(true);
+		const fields: Json[] = await dialog.nodeCredentialFields(page);
+		expect(fields.find((field) => field.label === RECORD_CREDENTIAL)?.selected).not.toBe('');
+
+		const typedUrl = 1;
+		expect(actions.actions.length - typedUrl).toBeLessThanOrEqual(MOST_KEY_AND_CREDENTIAL_ACTIONS);
+		const section: string = dialog.readmeSection('### Contact Center Record API');
+		for (const action of actions.actions.filter((a: Json) => a.text !== 'copy')) {
+			expect({ action, inReadme: section.includes(`**${action.text}**`) }).toEqual({
+				action,
+				inReadme: true,
+			});
+		}
+
+		const asKey = async (route: string) =>
+			(
+				await fetch(`${apiUrl}${route}`, {
+					headers: { 'X-N8N-API-KEY': key, accept: 'application/json' },
+				})
+			).status;
+		expect({
+			dataTables: await asKey('/data-tables'),
+			users: await asKey('/users'),
+			workflows: await asKey('/workflows'),
+		}).toEqual({ dataTables: 200, users: 403, workflows: 403 });
+	});
+});
+
+describe('a new Send node, with one credential of each type', () => {
+	test('n8n fills in one of the two credential fields; the notice above them, below Metadata, names both', async () => {
+		await keepOneCredentialOfEachType();
+		await panel.openNextStepPanelOfNewWorkflow(page, instance, cookie, 'Send: credentials');
+		await panel.search(page, 'send message');
+		await panel.openEntry(page, 'Contact Center');
+		await panel.chooseItem(page, 'Send message');
+		const fields: Json[] = await dialog.nodeCredentialFields(page);
+		const layout: Json = await dialog.sendLayout(page);
+		log(`credential fields: ${JSON.stringify(fields)}; layout: ${JSON.stringify(layout)}`);
+
+		expect(fields.map((field) => field.label)).toEqual([OAUTH2_CREDENTIAL, RECORD_CREDENTIAL]);
+		expect(fields.filter((field) => field.selected !== '')).toHaveLength(1);
+		expect(layout.notice).toContain(`"${OAUTH2_CREDENTIAL}"`);
+		expect(layout.notice).toContain(`"${RECORD_CREDENTIAL}"`);
+		expect(layout.notice).toContain('pick the other');
+		// What the errors say: "below Metadata and above Send Once".
+		const tops = [
+			layout.metadataTop,
+			layout.noticeTop,
+			...fields.map((f) => f.top),
+			layout.sendOnceTop,
+		];
+		expect(tops).toEqual([...tops].sort((a, b) => a - b));
+		await panel.closeNodeSettings(page);
 	});
 });
 

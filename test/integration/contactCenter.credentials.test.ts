@@ -14,7 +14,9 @@ describe('Contact Center: a credential not selected in the node', () => {
 		const { error } = await runContactCenter(createCredentialStore({}), sendParameters());
 		expect(describeError(error)).toEqual({
 			message: 'No "Contact Center OAuth2 API" credential is selected in this node',
-			description: expect.stringContaining('pick a credential under "Contact Center OAuth2 API"'),
+			description: expect.stringContaining(
+				'pick a credential in its "Contact Center OAuth2 API" field, in the middle of its Parameters tab, below Metadata and above Send Once',
+			),
 		});
 		expect(fixture.sim.requests.filter((r) => r.method === 'POST')).toHaveLength(0);
 	});

@@ -58,13 +58,13 @@ describe("the Contact Center Record API credential's Test", () => {
 		);
 	});
 
-	test('warns, without failing the key, when it expires within 30 days', async () => {
+	test('passes a key that expires within 30 days, noting when', async () => {
 		const { result } = await runCredentialTest(
 			{ '/data-tables': 200, '/users/u': 403 },
 			{ apiKey: keyExpiringIn(3 * DAY + 60_000) },
 		);
-		expect(result.status).toBe('Error');
-		expect(result.message).toMatch(/^The key works .*it expires on .* \(in 3 days\)/);
+		expect(result.status).toBe('OK');
+		expect(result.message).toMatch(/^The key works: .* Note: \(1\) it expires on .* \(in 3 days\)/);
 		const later = await runCredentialTest(
 			{ '/data-tables': 200, '/users/u': 403 },
 			{ apiKey: keyExpiringIn(31 * DAY) },
@@ -76,17 +76,22 @@ describe("the Contact Center Record API credential's Test", () => {
 	test.each([
 		['global:owner', 'owner'],
 		['global:admin', 'admin'],
-	])('warns when the key belongs to the %s', async (role, word) => {
-		const { result } = await runCredentialTest(
-			{ '/data-tables': 200, '/users/u': 200 },
-			{ apiKey: keyExpiringIn() },
-			{ '/users/u': { id: 'u', role } },
-		);
-		expect(result.status).toBe('Error');
-		expect(result.message).toMatch(
-			new RegExp(`^The key works .*it is a key of this n8n's ${word}.*Member role`),
-		);
-	});
+	])(
+		'passes a key of the %s, noting that it can do more than the record needs',
+		async (role, word) => {
+			const { result } = await runCredentialTest(
+				{ '/data-tables': 200, '/users/u': 200 },
+				{ apiKey: keyExpiringIn() },
+				{ '/users/u': { id: 'u', role } },
+			);
+			expect(result.status).toBe('OK');
+			expect(result.message).toMatch(
+				new RegExp(
+					`^The key works: .* Note: \\(1\\) .*it is a key of this n8n's ${word}.*Scopes "Custom"`,
+				),
+			);
+		},
+	);
 
 	test('a key that may not read its own user (only data table scopes) passes', async () => {
 		const { result } = await runCredentialTest(
@@ -100,12 +105,12 @@ describe("the Contact Center Record API credential's Test", () => {
 		const { result, calls } = await runCredentialTest({}, { apiKey: keyExpiringIn(-DAY) });
 		expect(calls).toHaveLength(0);
 		expect(result.status).toBe('Error');
-		expect(result.message).toMatch(/expired on .*Create an API key.*No expiration/);
+		expect(result.message).toMatch(/expired on .*Create API key: .*Expiration "Never"/);
 	});
 
 	test.each([
 		[{ '/data-tables': 401 }, /refused the API key \(401\)/],
-		[{ '/data-tables': 403 }, /may not list data tables \(403\).*dataTableRow:read/],
+		[{ '/data-tables': 403 }, /may not list data tables \(403\).*"Data tables" ticked/],
 		[{ '/data-tables': 404 }, /has no n8n public API with data tables \(404\)/],
 		[
 			{ '/data-tables': new Error('connect ECONNREFUSED') },

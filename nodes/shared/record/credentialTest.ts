@@ -5,7 +5,7 @@ import type {
 } from 'n8n-workflow';
 
 import {
-	NEW_KEY_STEPS,
+	type KeyExpiry,
 	TEST_WARNS_WITHIN_DAYS,
 	expiredMessage,
 	expiredAt,
@@ -62,110 +62,126 @@ interface ApiAnswer {
 	body: unknown;
 }
 
-const LEAST_PRIVILEGE_STEPS =
-	"The record needs only the data table scopes. With key scopes in n8n's \"Create an API key\" dialog, pick only dataTable:create, dataTable:list, dataTableRow:create, dataTableRow:read, dataTableRow:update and dataTableRow:delete. Without key scopes, invite a dedicated n8n user with the Member role (Settings -> Users), sign in as that user and create the key there: its key reaches that user's own workflows and data tables (and the list of users), not other people's workflows.";
+/** How to make a key that can do only what the record needs, in the words of n8n's screens. */
+export const RECORD_KEY_STEPS =
+	'In n8n open Settings -> n8n API -> Create API key: a Label, Expiration "Never", Scopes "Custom" with "Data tables" ticked; Save, copy the key and paste it into the "Contact Center Record API" credential\'s n8n API Key field.';
 
-/**
- * The credential's Test, run by n8n for the nodes that name it in `testedBy`: the credential has no
- * `authenticate` block, so that no other node (HTTP Request, an AI agent's HTTP tool) can send the key
- * anywhere; only this package's record calls add it, to the credential's own n8n API URL.
- *
- * n8n's credential dialog shows the message of a failed test only ("Couldn't connect with these
- * settings", the message under its "More details"; a passing test always reads "Connection tested
- * successfully", read in n8n's editor code and seen in Chromium). So a key that works but expires within 30 days, or
- * that can do more than the record needs, is reported as a failed test whose message starts by
- * saying that the key works: the credential is saved and used all the same.
- */
-export async function testRecordCredential(
-	this: ICredentialTestFunctions,
+const fail = (message: string): INodeCredentialTestResult => ({ status: 'Error', message });
+
+/** The credential's URL and key, or why they cannot be tried. */
+function readCredential(
 	credential: ICredentialsDecrypted,
-): Promise<INodeCredentialTestResult> {
+	now: number,
+): { baseUrl: string; apiKey: string; expiry: KeyExpiry } | INodeCredentialTestResult {
 	const data = credential.data ?? {};
 	const baseUrl = String(data.baseUrl ?? '')
 		.trim()
 		.replace(/\/+$/, '');
 	const apiKey = String(data.apiKey ?? '').trim();
 	if (!/^https?:\/\//i.test(baseUrl)) {
-		return {
-			status: 'Error',
-			message: `n8n API URL "${baseUrl}" is not an http(s) URL. Enter this n8n's address followed by /api/v1, e.g. https://n8n.example.com/api/v1.`,
-		};
+		return fail(
+			`n8n API URL "${baseUrl}" is not an http(s) URL. Enter this n8n's address followed by /api/v1, e.g. https://n8n.example.com/api/v1.`,
+		);
 	}
-	if (apiKey === '') {
-		return { status: 'Error', message: `n8n API Key is empty. ${NEW_KEY_STEPS}` };
-	}
-	const now = Date.now();
+	if (apiKey === '') return fail(`n8n API Key is empty. ${RECORD_KEY_STEPS}`);
 	const expiry = keyExpiryOf(apiKey);
 	const expired = expiredAt(expiry, now);
-	if (expired !== undefined) {
-		return { status: 'Error', message: `${expiredMessage(expired)}. ${NEW_KEY_STEPS}` };
-	}
+	if (expired !== undefined) return fail(`${expiredMessage(expired)}. ${RECORD_KEY_STEPS}`);
+	return { baseUrl, apiKey, expiry };
+}
 
-	const call = async (path: string, query: Record<string, string> = { limit: '1' }) =>
-		await getFromApi(`${baseUrl}${path}`, apiKey, query);
-
+/** Lists the data tables with the key; why the record cannot use it, or undefined when it can. */
+async function dataTablesRefusal(
+	baseUrl: string,
+	apiKey: string,
+): Promise<INodeCredentialTestResult | undefined> {
 	let tables: ApiAnswer;
 	try {
-		tables = await call('/data-tables');
+		tables = await getFromApi(`${baseUrl}/data-tables`, apiKey, { limit: '1' });
 	} catch (error) {
-		return {
-			status: 'Error',
-			message: `n8n API URL ${baseUrl} cannot be reached (${reasonOf(error)}). Enter an address every n8n process can reach, e.g. http://localhost:5678/api/v1 or your editor's URL followed by /api/v1.`,
-		};
+		return fail(
+			`n8n API URL ${baseUrl} cannot be reached (${reasonOf(error)}). Enter an address every n8n process can reach, e.g. http://localhost:5678/api/v1 or your editor's URL followed by /api/v1.`,
+		);
 	}
-	if (tables.statusCode === 401) {
-		return {
-			status: 'Error',
-			message: `n8n refused the API key (401). Check that you pasted the whole key, that it was not deleted in Settings -> n8n API, and that it belongs to this n8n. ${NEW_KEY_STEPS}`,
-		};
-	}
-	if (tables.statusCode === 403) {
-		return {
-			status: 'Error',
-			message: `The API key may not list data tables (403). Give it the data table scopes (dataTable:create, dataTable:list, dataTableRow:create, dataTableRow:read, dataTableRow:update, dataTableRow:delete), or create it as a user whose role may use data tables.`,
-		};
-	}
-	if (tables.statusCode === 404) {
-		return {
-			status: 'Error',
-			message: `${baseUrl} has no n8n public API with data tables (404). The n8n API URL is this n8n's address followed by /api/v1; the public API must be enabled (N8N_PUBLIC_API_DISABLED not true) and n8n must be 2.36 or later.`,
-		};
+	switch (tables.statusCode) {
+		case 401:
+			return fail(
+				`n8n refused the API key (401). Check that you pasted the whole key, that it was not deleted in Settings -> n8n API, and that it belongs to this n8n. ${RECORD_KEY_STEPS}`,
+			);
+		case 403:
+			return fail(
+				`The API key may not list data tables (403): its scopes leave out data tables. ${RECORD_KEY_STEPS}`,
+			);
+		case 404:
+			return fail(
+				`${baseUrl} has no n8n public API with data tables (404). The n8n API URL is this n8n's address followed by /api/v1; the public API must be enabled (N8N_PUBLIC_API_DISABLED not true) and n8n must be 2.36 or later.`,
+			);
 	}
 	if (tables.statusCode < 200 || tables.statusCode >= 300) {
-		return {
-			status: 'Error',
-			message: `n8n answered ${tables.statusCode} when listing data tables at ${baseUrl}/data-tables: ${JSON.stringify(tables.body).slice(0, 300)}`,
-		};
+		return fail(
+			`n8n answered ${tables.statusCode} when listing data tables at ${baseUrl}/data-tables: ${JSON.stringify(tables.body).slice(0, 300)}`,
+		);
 	}
+	return undefined;
+}
 
-	const warnings: string[] = [];
+/** What the user should know about a key that works: an expiry within 30 days, an owner's or admin's key. */
+async function keyNotes(
+	baseUrl: string,
+	apiKey: string,
+	expiry: KeyExpiry,
+	now: number,
+): Promise<string[]> {
+	const notes: string[] = [];
 	const expiresSoon = expiresWithinDays(expiry, TEST_WARNS_WITHIN_DAYS, now);
 	if (expiresSoon !== undefined) {
-		warnings.push(
-			`it expires on ${formatExpiry(expiresSoon)} (${timeUntil(expiresSoon, now)}); after that, write backs are answered 503 and Send Once fails. Replace it before then: ${NEW_KEY_STEPS}`,
+		notes.push(
+			`it expires on ${formatExpiry(expiresSoon)} (${timeUntil(expiresSoon, now)}); after that, write backs are answered 503 and Send Once fails. Replace it before then: ${RECORD_KEY_STEPS}`,
 		);
 	}
 	const userId = keyUserIdOf(apiKey);
 	const user =
 		userId === undefined
 			? undefined
-			: await call(`/users/${encodeURIComponent(userId)}`, { includeRole: 'true' }).catch(
-					() => undefined,
-				);
+			: await getFromApi(`${baseUrl}/users/${encodeURIComponent(userId)}`, apiKey, {
+					includeRole: 'true',
+				}).catch(() => undefined);
 	const role = roleOf(user);
 	if (role === 'global:owner' || role === 'global:admin') {
-		warnings.push(
-			`it can do more than the record needs: it is a key of this n8n's ${role === 'global:owner' ? 'owner' : 'admin'}, so it can read and change every workflow and user of this n8n. ${LEAST_PRIVILEGE_STEPS}`,
+		notes.push(
+			`it can do more than the record needs: it is a key of this n8n's ${role === 'global:owner' ? 'owner' : 'admin'} with scopes beyond data tables, so it can read and change every workflow and user of this n8n. ${RECORD_KEY_STEPS}`,
 		);
 	}
-	if (warnings.length === 0) {
-		return {
-			status: 'OK',
-			message: `The key reads this n8n's data tables${expiry.kind === 'expires' ? ` and expires on ${formatExpiry(expiry.at)}` : ''}.`,
-		};
-	}
+	return notes;
+}
+
+/**
+ * The credential's Test, run by n8n for the nodes that name it in `testedBy`: the credential has no
+ * `authenticate` block, so that no other node (HTTP Request, an AI agent's HTTP tool) can send the key
+ * anywhere; only this package's record calls add it, to the credential's own n8n API URL.
+ *
+ * A key the record can use passes, even with notes (an expiry within 30 days, an owner's key): n8n's
+ * credential dialog knows only OK and Error, shows an OK as "Connection tested successfully" without
+ * its message and an Error in red as "Couldn't connect with these settings" (read in n8n 2.41.1's
+ * editor: `useCredentialForm` and `CredentialConfig`). The notes stay in the message, which n8n's
+ * REST API returns; the dialog's notice says which key to make, n8n's key list shows each key's
+ * expiration, and runs warn in their output within 7 days of it.
+ */
+export async function testRecordCredential(
+	this: ICredentialTestFunctions,
+	credential: ICredentialsDecrypted,
+): Promise<INodeCredentialTestResult> {
+	const now = Date.now();
+	const read = readCredential(credential, now);
+	if ('status' in read) return read;
+	const { baseUrl, apiKey, expiry } = read;
+	const refusal = await dataTablesRefusal(baseUrl, apiKey);
+	if (refusal !== undefined) return refusal;
+	const notes = await keyNotes(baseUrl, apiKey, expiry, now);
+	const works = `The key works: it reads this n8n's data tables${expiry.kind === 'expires' ? ` and expires on ${formatExpiry(expiry.at)}` : ''}.`;
+	if (notes.length === 0) return { status: 'OK', message: works };
 	return {
-		status: 'Error',
-		message: `The key works (it reads this n8n's data tables), with ${warnings.length === 1 ? 'a warning' : 'warnings'}: ${warnings.map((warning, index) => `(${index + 1}) ${warning}`).join(' ')}`,
+		status: 'OK',
+		message: `${works} Note: ${notes.map((note, index) => `(${index + 1}) ${note}`).join(' ')}`,
 	};
 }

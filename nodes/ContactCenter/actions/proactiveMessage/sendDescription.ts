@@ -192,6 +192,16 @@ export const description: INodeProperties[] = [
 		],
 	},
 	{
+		// n8n fills in one credential by itself for a new node, however many it needs (its editor
+		// picks the most recently updated one), so the notice sits right above the two fields.
+		displayName:
+			'Send needs both credentials below: "Contact Center OAuth2 API" for the service and "Contact Center Record API" for the record of sent messages (Send Once). n8n fills in only one of them by itself: pick the other.',
+		name: 'credentialsNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: show({ sendOnce: ['message', 'customKey'] }),
+	},
+	{
 		displayName: 'Send Once',
 		name: 'sendOnce',
 		type: 'options',
