@@ -571,7 +571,7 @@ async function ensureOwner(instance, owner) {
 
 /**
  * Creates an API key for the signed-in user (`cookie`): every scope the user may grant unless
- * `scopes` names some; `expiresAt` in seconds since the epoch, null for "No expiration".
+ * `scopes` names some; `expiresAt` in seconds since the epoch, null for Expiration "Never".
  * Resolves to `{ rawApiKey, label }`.
  */
 async function createApiKey(

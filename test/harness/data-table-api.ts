@@ -145,7 +145,7 @@ export interface KeyOptions {
 	/** When the key expires (ms since the epoch); n8n answers 401 from then on. */
 	expiresAt?: number;
 	/**
-	 * The key's scopes (n8n's "Create an API key" dialog with scopes, e.g. `dataTableRow:read`);
+	 * The key's scopes (n8n's "Create API key" dialog with scopes, e.g. `dataTableRow:read`);
 	 * default: every scope the role's keys may have (members: no `user:read`).
 	 */
 	scopes?: string[];

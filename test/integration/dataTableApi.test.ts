@@ -18,7 +18,7 @@ import type {
 } from 'n8n-workflow';
 
 import { ContactCenterRecordApi } from '../../credentials/ContactCenterRecordApi.credentials';
-import { testRecordCredential } from '../../nodes/shared/record/credentialTest';
+import { testRecordCredential } from '../../nodes/shared/once/credentialTest';
 import { record } from '../../nodes/shared/once/record';
 import { RECORD_COLUMNS } from '../../nodes/shared/once/rows';
 import { createCredentialStore, runNode } from '../harness';

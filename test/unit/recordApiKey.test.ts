@@ -7,7 +7,7 @@ import {
 	formatExpiry,
 	keyExpiryOf,
 	timeUntil,
-} from '../../nodes/shared/record/apiKey';
+} from '../../nodes/shared/once/apiKey';
 
 const DAY = 24 * 60 * 60 * 1000;
 const base64Url = (value: object | string) =>
@@ -27,7 +27,7 @@ describe('the expiry of an n8n API key, read without a call', () => {
 		expect(keyExpiryOf(n8nApiKey({ exp: at / 1000 }))).toEqual({ kind: 'expires', at });
 	});
 
-	test('a key made with "No expiration" never expires', () => {
+	test('a key made with Expiration "Never" never expires', () => {
 		expect(keyExpiryOf(n8nApiKey({}))).toEqual({ kind: 'never' });
 	});
 

@@ -11,13 +11,7 @@ import {
 } from 'n8n-workflow';
 
 import { assertCredentialSelected } from '../credentialSelection';
-import {
-	NEW_KEY_STEPS,
-	expiredAt,
-	expiredMessage,
-	keyExpiryOf,
-	type KeyExpiry,
-} from '../record/apiKey';
+import { RECORD_KEY_STEPS, expiredAt, expiredMessage, keyExpiryOf, type KeyExpiry } from './apiKey';
 import {
 	classifyRecordFailure,
 	isSizeLimitFailure,
@@ -80,10 +74,10 @@ export function recordError(
 export const keyExpiredError = (context: RecordContext, at: number) =>
 	recordError(
 		context,
-		`${expiredMessage(at)}: create a new key in n8n (Settings -> n8n API -> Create an API key, Expiration "No expiration") and paste it into the credential`,
+		`${expiredMessage(at)}: create a new key in n8n (Settings -> n8n API -> Create API key, Expiration "Never") and paste it into the credential`,
 		401,
 		'credential',
-		NEW_KEY_STEPS,
+		RECORD_KEY_STEPS,
 	);
 
 export const statusOfRecordError = (error: unknown) =>

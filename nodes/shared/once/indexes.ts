@@ -1,6 +1,6 @@
 import { inBatch } from './batches';
 import { lastCallFailed, type RecordContext } from './client';
-import { expiredAt } from '../record/apiKey';
+import { expiredAt } from './apiKey';
 import { MAX_RECORD_RETENTION_MS, filterOf } from './rows';
 import { ScopeIndex } from './scopeIndex';
 import { PAGE_ROWS, onRowChange, readPage, type Table } from './table';

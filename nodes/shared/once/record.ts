@@ -18,12 +18,7 @@ import {
 	targetOf,
 	type RecordContext,
 } from './client';
-import {
-	RUN_WARNS_WITHIN_DAYS,
-	expiredAt,
-	expiresSoonMessage,
-	expiresWithinDays,
-} from '../record/apiKey';
+import { RUN_WARNS_WITHIN_DAYS, expiredAt, expiresSoonMessage, expiresWithinDays } from './apiKey';
 import { usableIndexOf } from './indexes';
 import {
 	DEFAULT_RECORD_WINDOWS,

@@ -1,8 +1,8 @@
 /**
  * What the package can tell of an n8n API key without a call. n8n's API keys are JWTs whose `exp`
- * claim holds the expiry chosen in n8n's "Create an API key" dialog (read in n8n's
+ * claim holds the expiry chosen in n8n's "Create API key" dialog (read in n8n's
  * public-api-key.service.js: `jwtService.sign({ sub, iss: 'n8n', aud: 'public-api', jti },
- * { expiresIn })`); a key made with "No expiration" has no `exp`, and older keys (`n8n_api_…`,
+ * { expiresIn })`); a key made with Expiration "Never" has no `exp`, and older keys (`n8n_api_…`,
  * n8n's PREFIX_LEGACY_API_KEY) are not JWTs at all.
  */
 
@@ -87,9 +87,9 @@ export const expiresWithinDays = (
 		? expiry.at
 		: undefined;
 
-/** How to replace a key, in the words of n8n's own dialog. */
-export const NEW_KEY_STEPS =
-	'In n8n open Settings -> n8n API -> Create an API key, choose Expiration "No expiration" (or a date far enough ahead), copy the key and paste it into the "Contact Center Record API" credential\'s n8n API Key field.';
+/** How to make a key that can do only what the record needs, in the words of n8n's screens. */
+export const RECORD_KEY_STEPS =
+	'In n8n open Settings -> n8n API -> Create API key: a Label, Expiration "Never", Scopes "Custom" with "Data tables" ticked; Save, copy the key and paste it into the "Contact Center Record API" credential\'s n8n API Key field.';
 
 export function expiredMessage(at: number): string {
 	return `The n8n API key of the "Contact Center Record API" credential expired on ${formatExpiry(at)}`;

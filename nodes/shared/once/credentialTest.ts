@@ -14,6 +14,7 @@ import {
 	keyExpiryOf,
 	keyUserIdOf,
 	timeUntil,
+	RECORD_KEY_STEPS,
 } from './apiKey';
 
 /**
@@ -61,10 +62,6 @@ interface ApiAnswer {
 	statusCode: number;
 	body: unknown;
 }
-
-/** How to make a key that can do only what the record needs, in the words of n8n's screens. */
-export const RECORD_KEY_STEPS =
-	'In n8n open Settings -> n8n API -> Create API key: a Label, Expiration "Never", Scopes "Custom" with "Data tables" ticked; Save, copy the key and paste it into the "Contact Center Record API" credential\'s n8n API Key field.';
 
 const fail = (message: string): INodeCredentialTestResult => ({ status: 'Error', message });
 
