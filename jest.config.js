@@ -15,9 +15,9 @@ module.exports = {
     project('unit'),
     project('integration'),
     project('e2e', { globalSetup: '<rootDir>/test/e2e/global-setup.js' }),
-    // The one-process and Send Once suites again, on the oldest n8n the README supports.
+    // The one-process suite again, on the oldest n8n the README supports.
     project('e2e-oldest', {
-      testMatch: ['<rootDir>/test/e2e/contactCenter.e2e.test.ts', '<rootDir>/test/e2e/sendOnce.e2e.test.ts'],
+      testMatch: ['<rootDir>/test/e2e/contactCenter.e2e.test.ts'],
       setupFiles: ['<rootDir>/test/e2e/oldest-n8n.js'],
       globalSetup: '<rootDir>/test/e2e/global-setup-oldest.js',
     }),

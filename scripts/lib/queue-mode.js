@@ -303,12 +303,17 @@ async function stopLeftovers(stateDir, { log = defaultLog } = {}) {
 	for (const file of pidFiles) {
 		const pid = Number(fs.readFileSync(file, 'utf8').trim());
 		let cmdline = '';
+		let cwd = '';
 		try {
 			cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+			cwd = fs.readlinkSync(`/proc/${pid}/cwd`);
 		} catch {
 			continue; // gone
 		}
-		if (!/n8n|redis-server/.test(cmdline)) continue;
+		// The pid may have been reused since, by an n8n of another suite running beside this one:
+		// only a process started in this state folder is a leftover of it.
+		const startedHere = cwd.startsWith(stateDir) || cmdline.includes(stateDir);
+		if (!/n8n|redis-server/.test(cmdline) || !startedHere) continue;
 		log(`stopping a leftover process ${pid} of ${stateDir}`);
 		try {
 			process.kill(-pid, 'SIGKILL');

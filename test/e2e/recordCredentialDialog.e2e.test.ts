@@ -5,8 +5,7 @@
  * packed package installed: the dialog's notice and fields, the test's banner for a key that works
  * (expiring in 3 days, the owner's), the README's steps followed and counted, a new Send node's
  * credential fields and notice, and the HTTP Request node's Predefined Credential Type list.
- * CONTACT_CENTER_PACKAGE_TARBALL installs another build of the package instead
- * (docs/credentials.md shows this test failing on the package before the issue).
+ * CONTACT_CENTER_PACKAGE_TARBALL installs another build of the package instead.
  */
 import * as runtimeModule from '../../scripts/lib/n8n-runtime';
 import * as dialogModule from './credential-dialog';
