@@ -4,8 +4,7 @@
  * driven by puppeteer-core against a real n8n (2.41.1) with the packed package installed. Each
  * word is typed into the panel's search box, and the Contact Center entry's place in the listed
  * results is read from the page. How n8n ranks them: docs/nodes-panel-search.md.
- * CONTACT_CENTER_PACKAGE_TARBALL installs another build of the package instead (the document shows
- * this test failing on the package before its search words were added).
+ * CONTACT_CENTER_PACKAGE_TARBALL installs another build of the package instead.
  */
 import * as helpersModule from './helpers';
 import * as panelModule from './nodes-panel';
