@@ -276,15 +276,23 @@ async function createRecordKeyAsTheReadmeSays(page, baseUrl, log) {
 	await sleep(SETTLE_MS);
 	await log.click(await visibleWithText(page, KEY_SELECTORS.option, 'Never'));
 	await log.click(await page.waitForSelector(KEY_SELECTORS.custom, { visible: true }), 'Custom');
-	await log.click(
-		await page.waitForSelector(KEY_SELECTORS.dataTables, { visible: true }),
-		'Data tables',
-	);
-	// Save takes what the form holds once it has re-rendered: the count shows the ticked scopes.
-	await page.waitForFunction(
-		(css) => !/^0 of/.test(document.querySelector(css)?.innerText.trim() ?? '0 of'),
-		{},
+	const dataTables = await page.waitForSelector(KEY_SELECTORS.dataTables, { visible: true });
+	await sleep(SETTLE_MS);
+	const countBefore = await page.evaluate(
+		(css) => document.querySelector(css)?.innerText.trim() ?? '',
 		KEY_SELECTORS.scopesCount,
+	);
+	await log.click(dataTables, 'Data tables');
+	// Save takes what the form holds once it has re-rendered: the count shows the ticked scopes
+	// (on a busy machine the count may lag the click).
+	await page.waitForFunction(
+		(css, before) => {
+			const text = document.querySelector(css)?.innerText.trim() ?? '0 of';
+			return !/^0 of/.test(text) && text !== before;
+		},
+		{ timeout: 15_000 },
+		KEY_SELECTORS.scopesCount,
+		countBefore,
 	);
 	const scopesCount = await page.$eval(KEY_SELECTORS.scopesCount, (el) => el.innerText.trim());
 	await sleep(SETTLE_MS);
