@@ -38,7 +38,7 @@ interface Runtime {
 	installPackageInto(
 		userFolder: string,
 		tarball: string,
-		opts: { runtime: RuntimeInfo },
+		opts: { runtime: RuntimeInfo; extraTarballs?: string[] },
 	): Promise<string>;
 	createInstance(
 		runtime: RuntimeInfo,
@@ -255,28 +255,11 @@ export async function installPackages(
 ) {
 	const packDir = path.join(userFolder, 'pack');
 	const tarball = await rt.packPackage(packDir);
-	const nodesDir = await rt.installPackageInto(userFolder, tarball, { runtime });
 	const fixtureTarball = await packFolder(FIXTURE_DIR, packDir);
-	await rt.run(
-		'npm',
-		[
-			'install',
-			'--no-audit',
-			'--no-fund',
-			'--no-save',
-			'--legacy-peer-deps',
-			'--omit=dev',
-			'--ignore-scripts',
-			'--loglevel=error',
-			tarball,
-			fixtureTarball,
-			...extra.map((e) => e.tarball),
-		],
-		{
-			cwd: nodesDir,
-			env: { ...process.env, PATH: `${runtime.nodeBinDir}${path.delimiter}${process.env.PATH}` },
-		},
-	);
+	const nodesDir = await rt.installPackageInto(userFolder, tarball, {
+		runtime,
+		extraTarballs: [fixtureTarball, ...extra.map((e) => e.tarball)],
+	});
 	for (const name of [CC, MINIMAL, ...extra.map((e) => e.name)]) {
 		if (!fs.existsSync(path.join(nodesDir, 'node_modules', name, 'package.json')))
 			throw new Error(`${name} did not install into ${nodesDir}`);
