@@ -115,7 +115,7 @@ const workOf = (context: { getNode(): { webhookId?: string; id: string } }, key:
 	key,
 });
 
-export const writeBackScopeOf = (context: { getNode(): { webhookId?: string; id: string } }) =>
+const writeBackScopeOf = (context: { getNode(): { webhookId?: string; id: string } }) =>
 	`writeBack:${context.getNode().webhookId ?? context.getNode().id}`;
 
 /** Whether the delivery's event type is one the trigger's Events option selects. */

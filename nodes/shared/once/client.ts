@@ -34,7 +34,7 @@ export const RECORD_CREDENTIAL_DISPLAY_NAME = 'Contact Center Record API';
 
 export type RecordContext = IExecuteFunctions | IWebhookFunctions | IHookFunctions;
 
-export const recordFixDescription =
+const recordFixDescription =
 	'Check the "Contact Center Record API" credential: the n8n API URL must reach this n8n (from every process in queue mode), the API key must be valid and allowed to use data tables, and n8n\'s public API must be enabled.';
 
 const sizeLimitDescription =

@@ -258,7 +258,8 @@ export async function markRowDone(
 	});
 }
 
-async function deleteWhere(context: RecordContext, table: Table, filter: RecordFilter) {
+/** Deletes the rows a filter finds, without telling anyone (rows no decision reads any more). */
+export async function deleteRowsWhere(context: RecordContext, table: Table, filter: RecordFilter) {
 	await api(context, table.target, 'DELETE', `${rowsPath(table)}/delete`, {
 		qs: { filter: JSON.stringify(filter) },
 	});
@@ -267,7 +268,7 @@ async function deleteWhere(context: RecordContext, table: Table, filter: RecordF
 /** Deletes a row by id (together with the process's concurrent deletes). */
 export async function deleteRow(context: RecordContext, table: Table, id: number) {
 	await inBatch(laneOf('delete', table), id, async (ids) => {
-		await deleteWhere(context, table, anyIdFilter(ids));
+		await deleteRowsWhere(context, table, anyIdFilter(ids));
 		changed(table, { kind: 'deleted', ids });
 		return ids.map(() => undefined);
 	});
@@ -275,13 +276,8 @@ export async function deleteRow(context: RecordContext, table: Table, id: number
 
 /** Deletes every `running` row of a row key. */
 export async function deleteRunningRows(context: RecordContext, table: Table, recordKey: string) {
-	await deleteWhere(context, table, keyFilter(recordKey, 'running'));
+	await deleteRowsWhere(context, table, keyFilter(recordKey, 'running'));
 	changed(table, { kind: 'deletedRunning', recordKey });
-}
-
-/** Deletes the rows a filter finds, without telling anyone (rows no decision reads any more). */
-export async function deleteRowsWhere(context: RecordContext, table: Table, filter: RecordFilter) {
-	await deleteWhere(context, table, filter);
 }
 
 /**
