@@ -197,7 +197,39 @@ function ephemeralPortRange() {
 	return { low: 32768, high: 60999 };
 }
 
-const handedOutPorts = new Set();
+/** Ports handed out by any of this project's processes on this machine: one file per port. */
+const portReservations = path.join(os.tmpdir(), 'n8n-nodes-contact-center-ports');
+
+function processIsAlive(pid) {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch (error) {
+		return error.code === 'EPERM';
+	}
+}
+
+/**
+ * Reserves `port` for this process across every process of the project (the end-to-end suites run
+ * side by side in separate jest workers): a port can be free when checked and still be picked by
+ * another suite before either n8n listens on it. A reservation whose process has ended is taken over.
+ */
+function reservePort(port) {
+	fs.mkdirSync(portReservations, { recursive: true });
+	const file = path.join(portReservations, String(port));
+	for (let attempt = 0; attempt < 2; attempt++) {
+		try {
+			fs.writeFileSync(file, String(process.pid), { flag: 'wx' });
+			return true;
+		} catch (error) {
+			if (error.code !== 'EEXIST') throw error;
+		}
+		const owner = Number(fs.readFileSync(file, 'utf8'));
+		if (owner === process.pid || (owner > 0 && processIsAlive(owner))) return false;
+		fs.rmSync(file, { force: true });
+	}
+	return false;
+}
 
 /** A port the kernel picks (where no range outside the outgoing-connection range is left). */
 function anyFreePort(host) {
@@ -222,9 +254,9 @@ function canListen(port, host) {
 }
 
 /**
- * A port to listen on, never handed out twice by this process and outside the kernel's range for
- * outgoing connections: a port picked there (as `listen(0)` does) can be taken by a connection to
- * PostgreSQL or Redis before the n8n process meant to listen on it starts (seen in queue mode:
+ * A port to listen on, reserved for this process (see reservePort) and outside the kernel's range
+ * for outgoing connections: a port picked there (as `listen(0)` does) can be taken by a connection
+ * to PostgreSQL or Redis before the n8n process meant to listen on it starts (seen in queue mode:
  * "Task Broker's port ... is already in use").
  */
 async function getFreePort(host = '127.0.0.1') {
@@ -234,11 +266,8 @@ async function getFreePort(host = '127.0.0.1') {
 	if (high < low) return await anyFreePort(host);
 	for (let attempt = 0; attempt < 200; attempt++) {
 		const port = low + Math.floor(Math.random() * (high - low + 1));
-		if (handedOutPorts.has(port)) continue;
-		if (await canListen(port, host)) {
-			handedOutPorts.add(port);
-			return port;
-		}
+		if (!(await canListen(port, host))) continue;
+		if (reservePort(port)) return port;
 	}
 	throw new Error(`no free port between ${low} and ${high} on ${host}`);
 }
@@ -750,6 +779,7 @@ module.exports = {
 	installPackageInto,
 	buildAndInstallPackage,
 	getFreePort,
+	reservePort,
 	createInstance,
 	n8nCli,
 	importCredentials,

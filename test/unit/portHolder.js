@@ -1,0 +1,31 @@
+/** Another process of the project that reserves ports for local n8n processes and keeps them. */
+const { spawn } = require('node:child_process');
+const { once } = require('node:events');
+
+const RUNTIME_MODULE = require.resolve('../../scripts/lib/n8n-runtime');
+
+/** Starts a process that reserves `count` ports; resolves with them and `end()`, which stops it. */
+async function otherProcessReserving(count) {
+	const program = `const rt = require(${JSON.stringify(RUNTIME_MODULE)});
+		(async () => {
+			const ports = [];
+			for (let i = 0; i < ${count}; i++) ports.push(await rt.getFreePort());
+			process.stdout.write(JSON.stringify(ports) + '\\n');
+			process.stdin.resume();
+			process.stdin.on('end', () => process.exit(0));
+		})();`;
+	const child = spawn(process.execPath, ['-e', program], { stdio: ['pipe', 'pipe', 'inherit'] });
+	let output = '';
+	child.stdout.setEncoding('utf8');
+	while (!output.includes('\n')) {
+		const [chunk] = await once(child.stdout, 'data');
+		output += chunk;
+	}
+	const end = async () => {
+		child.stdin.end();
+		if (child.exitCode === null) await once(child, 'exit');
+	};
+	return { ports: JSON.parse(output), end };
+}
+
+module.exports = { otherProcessReserving };
