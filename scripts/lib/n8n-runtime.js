@@ -217,18 +217,30 @@ function processIsAlive(pid) {
 function reservePort(port) {
 	fs.mkdirSync(portReservations, { recursive: true });
 	const file = path.join(portReservations, String(port));
-	for (let attempt = 0; attempt < 2; attempt++) {
+	for (let attempt = 0; attempt < 3; attempt++) {
 		try {
 			fs.writeFileSync(file, String(process.pid), { flag: 'wx' });
 			return true;
 		} catch (error) {
 			if (error.code !== 'EEXIST') throw error;
 		}
-		const owner = Number(fs.readFileSync(file, 'utf8'));
-		if (owner === process.pid || (owner > 0 && processIsAlive(owner))) return false;
+		const owner = reservationOwner(file);
+		if (owner === undefined) continue;
+		// 0: another process has just created the file and not yet written its pid.
+		if (owner === 0 || owner === process.pid || processIsAlive(owner)) return false;
 		fs.rmSync(file, { force: true });
 	}
 	return false;
+}
+
+/** The pid in a reservation file: undefined when the file is gone, 0 while it is still empty. */
+function reservationOwner(file) {
+	try {
+		return Number(fs.readFileSync(file, 'utf8')) || 0;
+	} catch (error) {
+		if (error.code === 'ENOENT') return undefined;
+		throw error;
+	}
 }
 
 /** A port the kernel picks (where no range outside the outgoing-connection range is left). */

@@ -1,6 +1,9 @@
 /** Another process of the project that reserves ports for local n8n processes and keeps them. */
 const { spawn } = require('node:child_process');
 const { once } = require('node:events');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
 
 const RUNTIME_MODULE = require.resolve('../../scripts/lib/n8n-runtime');
 
@@ -28,4 +31,14 @@ async function otherProcessReserving(count) {
 	return { ports: JSON.parse(output), end };
 }
 
-module.exports = { otherProcessReserving };
+/**
+ * Leaves the reservation file of `port` empty, as another process does between creating it and
+ * writing its pid; `release()` removes it.
+ */
+function reservationBeingWritten(port) {
+	const file = path.join(os.tmpdir(), 'n8n-nodes-contact-center-ports', String(port));
+	fs.writeFileSync(file, '');
+	return { release: () => fs.rmSync(file, { force: true }) };
+}
+
+module.exports = { otherProcessReserving, reservationBeingWritten };

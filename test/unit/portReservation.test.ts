@@ -1,5 +1,5 @@
 import { getFreePort, reservePort } from '../../scripts/lib/n8n-runtime';
-import { otherProcessReserving } from './portHolder';
+import { otherProcessReserving, reservationBeingWritten } from './portHolder';
 
 describe('ports picked for local n8n processes', () => {
 	it('are never handed to two processes of the project at once, and come back when the holder ends', async () => {
@@ -17,5 +17,13 @@ describe('ports picked for local n8n processes', () => {
 			await other.end();
 		}
 		expect(reservePort(other.ports[0])).toBe(true);
+	});
+
+	it('are not taken over while another process is still writing its reservation', async () => {
+		const port = await getFreePort();
+		const { release } = reservationBeingWritten(port);
+		expect(reservePort(port)).toBe(false);
+		release();
+		expect(reservePort(port)).toBe(true);
 	});
 });
