@@ -67,6 +67,8 @@ const secret = (endpoint: 'lookup' | 'writeBack' | 'notification') =>
 
 async function execute(id: string): Promise<Execution> {
 	const result = await rt.executeWorkflow(instance(), id);
+	if (result.crashedOnExit)
+		report(`[e2e] n8n execute of ${id} ended by ${result.crashedOnExit} after it printed the finished run`);
 	if (!result.ok) {
 		throw new Error(
 			`workflow ${id} failed in n8n (exit ${result.code}):\n${JSON.stringify(result.run?.data?.resultData?.error ?? null, null, 2)}\n${result.stdout.slice(-3000)}\n${result.stderr.slice(-3000)}`,
