@@ -805,6 +805,7 @@ module.exports = {
 	importWorkflows,
 	publishWorkflow,
 	executeWorkflow,
+	processIsAlive,
 	startServer,
 	stopServer,
 	killServer,

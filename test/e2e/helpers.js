@@ -53,15 +53,6 @@ async function waitFor(probe, { what = 'condition', timeoutMs = 60000, intervalM
 	}
 }
 
-function isAlive(pid) {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch (error) {
-		return error.code === 'EPERM';
-	}
-}
-
 /**
  * A fresh n8n user folder for this run, under the git-ignored .n8n-local/. The folder of the last
  * run stays for inspection (n8n.log, database); folders of finished earlier runs are removed.
@@ -71,7 +62,7 @@ function freshStateDir() {
 	fs.mkdirSync(root, { recursive: true });
 	for (const name of fs.readdirSync(root)) {
 		const match = /^e2e-(\d+)$/.exec(name);
-		if (match && !isAlive(Number(match[1])))
+		if (match && !rt.processIsAlive(Number(match[1])))
 			fs.rmSync(path.join(root, name), { recursive: true, force: true });
 	}
 	const dir = path.join(root, `e2e-${process.pid}`);
@@ -210,7 +201,6 @@ const SLOW_WRITE_BACK_TABLE = {
 module.exports = {
 	SLOW_WRITE_BACK_TABLE,
 	createMemberWithKey,
-	isAlive,
 	npmRunCall,
 	startEchoServer,
 	sendAsOtherSender,

@@ -8,7 +8,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const rt = require('../../scripts/lib/n8n-runtime');
 const qm = require('../../scripts/lib/queue-mode');
-const { isAlive, postSigned } = require('./helpers');
+const { postSigned } = require('./helpers');
 
 const RESULTS_FILE = path.join(rt.REPO_ROOT, 'bench', 'results', 'queue-mode.json');
 
@@ -23,7 +23,7 @@ async function queueStateDir({ log } = {}) {
 	if (fs.existsSync(root))
 		for (const name of fs.readdirSync(root)) {
 			const match = /^queue-e2e-(\d+)$/.exec(name);
-			if (!match || name === path.basename(dir) || isAlive(Number(match[1]))) continue;
+			if (!match || name === path.basename(dir) || rt.processIsAlive(Number(match[1]))) continue;
 			await qm.stopLeftovers(path.join(root, name), { log });
 			fs.rmSync(path.join(root, name), { recursive: true, force: true });
 		}
