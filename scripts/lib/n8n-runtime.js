@@ -209,6 +209,12 @@ function processIsAlive(pid) {
 	}
 }
 
+/** The reservation files of this process, removed when it exits. */
+const reservedHere = new Set();
+process.on('exit', () => {
+	for (const file of reservedHere) fs.rmSync(file, { force: true });
+});
+
 /**
  * Reserves `port` for this process across every process of the project (the end-to-end suites run
  * side by side in separate jest workers): a port can be free when checked and still be picked by
@@ -220,6 +226,7 @@ function reservePort(port) {
 	for (let attempt = 0; attempt < 3; attempt++) {
 		try {
 			fs.writeFileSync(file, String(process.pid), { flag: 'wx' });
+			reservedHere.add(file);
 			return true;
 		} catch (error) {
 			if (error.code !== 'EEXIST') throw error;

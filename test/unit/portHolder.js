@@ -5,6 +5,9 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
+const reservationFile = (port) =>
+	path.join(os.tmpdir(), 'n8n-nodes-contact-center-ports', String(port));
+
 const RUNTIME_MODULE = require.resolve('../../scripts/lib/n8n-runtime');
 
 /** Starts a process that reserves `count` ports; resolves with them and `end()`, which stops it. */
@@ -36,9 +39,12 @@ async function otherProcessReserving(count) {
  * writing its pid; `release()` removes it.
  */
 function reservationBeingWritten(port) {
-	const file = path.join(os.tmpdir(), 'n8n-nodes-contact-center-ports', String(port));
+	const file = reservationFile(port);
 	fs.writeFileSync(file, '');
 	return { release: () => fs.rmSync(file, { force: true }) };
 }
 
-module.exports = { otherProcessReserving, reservationBeingWritten };
+/** Whether a reservation file of `port` is left in the temp folder. */
+const reservationLeft = (port) => fs.existsSync(reservationFile(port));
+
+module.exports = { otherProcessReserving, reservationBeingWritten, reservationLeft };

@@ -1,8 +1,8 @@
 import { getFreePort, reservePort } from '../../scripts/lib/n8n-runtime';
-import { otherProcessReserving, reservationBeingWritten } from './portHolder';
+import { otherProcessReserving, reservationBeingWritten, reservationLeft } from './portHolder';
 
 describe('ports picked for local n8n processes', () => {
-	it('are never handed to two processes of the project at once, and come back when the holder ends', async () => {
+	it('are never handed to two processes of the project at once, and come back (no file left) when the holder ends', async () => {
 		const other = (await otherProcessReserving(40)) as { ports: number[]; end: () => Promise<void> };
 		try {
 			expect(new Set(other.ports).size).toBe(40);
@@ -16,6 +16,7 @@ describe('ports picked for local n8n processes', () => {
 		} finally {
 			await other.end();
 		}
+		expect(other.ports.filter(reservationLeft)).toEqual([]);
 		expect(reservePort(other.ports[0])).toBe(true);
 	});
 
