@@ -134,8 +134,24 @@ describe('when a failed record call is tried again', () => {
 			recordRetryDelayMs(unavailable, n, 15_000, noJitter),
 		);
 		expect(delays).toEqual([250, 500, 1000, 2000, 4000, 4000, 4000]);
-		expect(recordRetryDelayMs(unavailable, 4, 3000, noJitter)).toBeUndefined();
 		expect(recordRetryDelayMs(rateLimited(), 2, 15_000, noJitter)).toBe(1000);
+	});
+
+	test('when the next back-off would pass the end of the budget, the last try is made at its end', () => {
+		expect(recordRetryDelayMs(unavailable, 4, 3000, noJitter)).toBe(3000);
+		expect(recordRetryDelayMs(unavailable, 4, 3000, () => 1)).toBe(3000);
+		expect(recordRetryDelayMs(unavailable, 4, 200, noJitter)).toBeUndefined();
+		expect(recordRetryDelayMs(unavailable, 4, -5, noJitter)).toBeUndefined();
+	});
+
+	test('the tries of a call n8n does not answer span the whole budget', () => {
+		const triedAt = [0];
+		for (let retries = 0; ; retries++) {
+			const delay = recordRetryDelayMs(unavailable, retries, 15_000 - triedAt.at(-1)!, noJitter);
+			if (delay === undefined) break;
+			triedAt.push(triedAt.at(-1)! + delay);
+		}
+		expect(triedAt).toEqual([0, 250, 750, 1750, 3750, 7750, 11_750, 15_000]);
 	});
 
 	test('jitter adds up to a quarter of the back-off', () => {

@@ -185,7 +185,9 @@ const MAX_BACKOFF_MS = 4_000;
 /**
  * How long to wait before trying a failed call again, or undefined to give up: a 429 waits as long
  * as its Retry-After asks when that fits in what is left of the budget (else gives up at once), a
- * 5xx or a call n8n did not answer backs off exponentially (250 ms doubling to 4 s, with jitter).
+ * 5xx or a call n8n did not answer backs off exponentially (250 ms doubling to 4 s, with jitter),
+ * and when the next back-off would pass the end of the budget, the last try is made at its end, so
+ * that an outage as long as the whole budget is ridden out.
  * Refusals (401, 403, 404, other 4xx) are not retried here.
  */
 export function recordRetryDelayMs(
@@ -198,11 +200,12 @@ export function recordRetryDelayMs(
 	const backOff = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** retriesSoFar);
 	// Spread the retries of several processes, so that they do not come back together.
 	const jitter = Math.round(random() * 0.25 * backOff);
-	const delay =
-		failure.kind === 'rateLimited' && failure.retryAfterMs !== undefined
-			? failure.retryAfterMs + jitter
-			: backOff + jitter;
-	return delay <= remainingMs ? delay : undefined;
+	if (failure.kind === 'rateLimited' && failure.retryAfterMs !== undefined) {
+		return failure.retryAfterMs <= remainingMs
+			? Math.min(failure.retryAfterMs + jitter, remainingMs)
+			: undefined;
+	}
+	return remainingMs >= FIRST_BACKOFF_MS ? Math.min(backOff + jitter, remainingMs) : undefined;
 }
 
 /** The words of a record call that failed for good: what happened, with n8n's own answer. */
