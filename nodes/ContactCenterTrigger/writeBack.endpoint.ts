@@ -1,5 +1,4 @@
 import {
-	NodeOperationError,
 	type IDataObject,
 	type IExecuteFunctions,
 	type IHookFunctions,
@@ -7,9 +6,11 @@ import {
 	type INodeProperties,
 	type IWebhookFunctions,
 	type IWebhookResponseData,
+	type NodeOperationError,
 } from 'n8n-workflow';
 
 import { once, type Ticket, type Work } from '../shared/once';
+import { operationError } from '../shared/operationError';
 import {
 	answerFailedRun,
 	answerWithoutRun,
@@ -216,7 +217,7 @@ async function recordBeforeAnswering(context: IExecuteFunctions, ticket: Ticket)
 	try {
 		await once.finish(context, ticket, '', 'throw');
 	} catch (error) {
-		throw new NodeOperationError(
+		throw operationError(
 			context.getNode(),
 			`The write back could not be recorded as processed, so it was not answered 200: ${(error as Error).message}`,
 			{
@@ -245,7 +246,7 @@ export async function activateWriteBack(context: IHookFunctions): Promise<void> 
 		await once.ensureReady(context);
 	} catch (error) {
 		const cause = error as NodeOperationError;
-		throw new NodeOperationError(
+		throw operationError(
 			context.getNode(),
 			`The write back record cannot be used: ${cause.message}`,
 			{ description: cause.description ?? undefined },

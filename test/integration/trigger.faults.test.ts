@@ -92,6 +92,25 @@ describe('write back in one process, n8n API faults in the record calls', () => 
 		await waitFor(() => doneKeys().has(first));
 	}, 30_000);
 
+	test("n8n's API refusing connections for longer than the retries: 503 naming n8n's API and the refused connection, not n8n's generic words, and no run", async () => {
+		recordTiming.retryBudgetMs = 1500;
+		recordTiming.pendingRetryMs = 200;
+		const flow = writeBackFlow(fixture.credentials);
+		const [first, second] = newKeys('refused', 2);
+		expect(parseAnswer(await deliver(flow, signed(writeBack(first))))?.status).toBe('processed');
+		const outage = fixture.api.outage(3000);
+		const refused = await deliver(flow, signed(writeBack(second)));
+		expect(refused.status).toBe(503);
+		const message = String(parseAnswer(refused)?.message);
+		expect(message).toContain("n8n's API did not answer the record's read call (no answer:");
+		expect(message).toContain('ECONNREFUSED');
+		expect(message).toContain('tried for 2 s');
+		expect(message).not.toContain('The service refused the connection');
+		expect(flow.database.sink.processed.map((item) => item.idempotencyKey)).toEqual([first]);
+		await outage;
+		expect(parseAnswer(await deliver(flow, signed(writeBack(second))))?.status).toBe('processed');
+	}, 30_000);
+
 	test('a run that succeeded while its done row cannot be written: answered 200, a redelivery is a duplicate and runs nothing, the row is written once the API takes it', async () => {
 		recordTiming.retryBudgetMs = 800;
 		recordTiming.pendingRetryMs = 200;

@@ -11,6 +11,7 @@ import {
 } from 'n8n-workflow';
 
 import { assertCredentialSelected } from '../credentialSelection';
+import { operationError } from '../operationError';
 import { RECORD_KEY_STEPS, expiredAt, expiredMessage, keyExpiryOf, type KeyExpiry } from './apiKey';
 import {
 	classifyRecordFailure,
@@ -64,7 +65,7 @@ export function recordError(
 	kind?: RecordFailureKind,
 	description = descriptionOf(kind, message),
 ): NodeOperationError {
-	const error = new NodeOperationError(context.getNode(), message, { description });
+	const error = operationError(context.getNode(), message, { description });
 	error.context.status = status;
 	if (kind !== undefined) error.context.failureKind = kind;
 	return error;
