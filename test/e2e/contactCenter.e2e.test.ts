@@ -68,7 +68,9 @@ const secret = (endpoint: 'lookup' | 'writeBack' | 'notification') =>
 async function execute(id: string): Promise<Execution> {
 	const result = await rt.executeWorkflow(instance(), id);
 	if (result.crashedOnExit)
-		report(`[e2e] n8n execute of ${id} ended by ${result.crashedOnExit} after it printed the finished run`);
+		report(
+			`[e2e] n8n execute of ${id} ended by ${result.crashedOnExit} after it printed the finished run`,
+		);
 	if (!result.ok) {
 		throw new Error(
 			`workflow ${id} failed in n8n (exit ${result.code}):\n${JSON.stringify(result.run?.data?.resultData?.error ?? null, null, 2)}\n${result.stdout.slice(-3000)}\n${result.stderr.slice(-3000)}`,
@@ -118,6 +120,17 @@ async function answerOfWriteBack(url: string, key: string, data: Json = {}): Pro
 	}
 }
 
+/** Waits until n8n serves the webhook; fails saying how long it waited when n8n does not. */
+async function expectWebhookRegistered(url: string): Promise<void> {
+	const startedAt = Date.now();
+	const registered = await rt.waitForWebhook(url, { timeoutMs: 60_000 });
+	expect({ url, registered, waitedMs: registered ? 'in time' : Date.now() - startedAt }).toEqual({
+		url,
+		registered: true,
+		waitedMs: 'in time',
+	});
+}
+
 /**
  * Stops n8n (SIGKILL with `kill`), sets or removes (`undefined`) its environment variables in
  * `env`, starts it again and waits for the webhook at `url`.
@@ -133,7 +146,7 @@ async function restartN8n(
 		else instance().env[name] = value;
 	}
 	await rt.startServer(instance(), { log: (line: string) => report(`[e2e] ${line}`) });
-	await rt.waitForWebhook(url);
+	await expectWebhookRegistered(url);
 }
 
 /** The JSON the trigger node emitted in an execution read with includeData. */
@@ -159,11 +172,7 @@ beforeAll(async () => {
 			userFolder: stateDir,
 			n8nPort: 0,
 			simulatorPort: 0,
-			extraWorkflows: [
-				TOKEN_PROBE,
-				FAILING_WRITE_BACK,
-				SEND_WAIT_FOR_FINAL_STATUS,
-			],
+			extraWorkflows: [TOKEN_PROBE, FAILING_WRITE_BACK, SEND_WAIT_FOR_FINAL_STATUS],
 			log: (line: string) => report(`[e2e] ${line}`),
 		})
 		.catch((error: Error) => {
@@ -959,7 +968,7 @@ describe('trigger endpoints with signed requests (undici)', () => {
 		// the workflow is activated again (its index of the record is loaded anew).
 		await rt.publicApi(instance(), 'POST', `/workflows/${id}/deactivate`);
 		await rt.activateWorkflow(instance(), id);
-		await rt.waitForWebhook(webhook('writeBack'));
+		await expectWebhookRegistered(webhook('writeBack'));
 		const logBefore = rt.readLog(instance()).length;
 		const before = (await executionsOf(id)).length;
 		const expectDuplicate = async (i: number) => {
@@ -1083,8 +1092,13 @@ describe('trigger endpoints with signed requests (undici)', () => {
 		await rt.n8nCli(instance(), ['export:workflow', `--id=${id}`, `--output=${exported}`]);
 		await rt.n8nCli(instance(), ['import:workflow', `--input=${exported}`]);
 		await rt.startServer(instance(), { log: (line: string) => report(`[e2e] ${line}`) });
-		await rt.activateWorkflow(instance(), id).catch(() => undefined);
-		await rt.waitForWebhook(webhook('writeBack'));
+		// The import leaves the workflow inactive; n8n's answer is reported if the activation fails.
+		const activation = await rt.activateWorkflow(instance(), id).then(
+			() => 'activated',
+			(error: Error) => error.message,
+		);
+		report(`[e2e] after the restart and import: ${activation}`);
+		await expectWebhookRegistered(webhook('writeBack'));
 		for (const key of acceptedOneAfterAnother) await redeliverExpectingDuplicate(key);
 
 		// The editor's save and a sync from git: the whole workflow PUT back, node renamed, static data as read before.
@@ -1102,7 +1116,7 @@ describe('trigger endpoints with signed requests (undici)', () => {
 		});
 		await rt.publicApi(instance(), 'POST', `/workflows/${id}/deactivate`);
 		await rt.activateWorkflow(instance(), id);
-		await rt.waitForWebhook(webhook('writeBack'));
+		await expectWebhookRegistered(webhook('writeBack'));
 		for (const key of acceptedOneAfterAnother) await redeliverExpectingDuplicate(key);
 	});
 
@@ -1139,7 +1153,7 @@ describe('trigger endpoints with signed requests (undici)', () => {
 		expect(rest.length).toBeGreaterThan(0);
 
 		await rt.startServer(instance(), { log: (line: string) => report(`[e2e] ${line}`) });
-		await rt.waitForWebhook(webhook('writeBack'));
+		await expectWebhookRegistered(webhook('writeBack'));
 		// At its start n8n runs the executions it had enqueued but not started when it was killed
 		// (enqueued-execution-recovery.service.js): their keys are recorded done by those runs. The
 		// service's first retry comes an hour later; let them end first (the next test overlaps them).
