@@ -200,6 +200,9 @@ function ephemeralPortRange() {
 /** Ports handed out by any of this project's processes on this machine: one file per port. */
 const portReservations = path.join(os.tmpdir(), 'n8n-nodes-contact-center-ports');
 
+/** The file that reserves `port` for a process of the project. */
+const reservationFileOf = (port) => path.join(portReservations, String(port));
+
 function processIsAlive(pid) {
 	try {
 		process.kill(pid, 0);
@@ -222,7 +225,7 @@ process.on('exit', () => {
  */
 function reservePort(port) {
 	fs.mkdirSync(portReservations, { recursive: true });
-	const file = path.join(portReservations, String(port));
+	const file = reservationFileOf(port);
 	for (let attempt = 0; attempt < 3; attempt++) {
 		try {
 			fs.writeFileSync(file, String(process.pid), { flag: 'wx' });
@@ -813,6 +816,7 @@ module.exports = {
 	publishWorkflow,
 	executeWorkflow,
 	processIsAlive,
+	reservationFileOf,
 	startServer,
 	stopServer,
 	killServer,

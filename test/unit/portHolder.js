@@ -2,13 +2,9 @@
 const { spawn } = require('node:child_process');
 const { once } = require('node:events');
 const fs = require('node:fs');
-const os = require('node:os');
-const path = require('node:path');
-
-const reservationFile = (port) =>
-	path.join(os.tmpdir(), 'n8n-nodes-contact-center-ports', String(port));
 
 const RUNTIME_MODULE = require.resolve('../../scripts/lib/n8n-runtime');
+const { reservationFileOf } = require(RUNTIME_MODULE);
 
 /** Starts a process that reserves `count` ports; resolves with them and `end()`, which stops it. */
 async function otherProcessReserving(count) {
@@ -39,12 +35,12 @@ async function otherProcessReserving(count) {
  * writing its pid; `release()` removes it.
  */
 function reservationBeingWritten(port) {
-	const file = reservationFile(port);
+	const file = reservationFileOf(port);
 	fs.writeFileSync(file, '');
 	return { release: () => fs.rmSync(file, { force: true }) };
 }
 
 /** Whether a reservation file of `port` is left in the temp folder. */
-const reservationLeft = (port) => fs.existsSync(reservationFile(port));
+const reservationLeft = (port) => fs.existsSync(reservationFileOf(port));
 
 module.exports = { otherProcessReserving, reservationBeingWritten, reservationLeft };
