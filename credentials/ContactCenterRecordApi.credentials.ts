@@ -64,5 +64,14 @@ export class ContactCenterRecordApi implements ICredentialType {
 			description:
 				"The data table that holds the record. Created with its columns in the API key user's personal project when first needed (when a workflow using it is activated, or at its first write back or Send Once message); keep one per n8n instance.",
 		},
+		{
+			displayName: 'Storage Limit (MB)',
+			name: 'storageLimitMb',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 200,
+			description:
+				"This n8n's limit for all data tables together (N8N_DATA_TABLES_MAX_SIZE_BYTES, 200 MB unless set otherwise). Runs warn when the data tables reach 80 % of it; n8n's API does not tell it.",
+		},
 	];
 }

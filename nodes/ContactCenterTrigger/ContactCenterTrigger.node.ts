@@ -14,6 +14,7 @@ import { testRecordCredential } from '../shared/once/credentialTest';
 import { credentialTestMethods, endpointProperty, type Endpoint } from './description';
 import { lookupProperties, runLookup } from './lookup.endpoint';
 import { notificationProperties } from './notification.endpoint';
+import { failWithReport, refuse, reportOf } from './reports';
 import { checkSigningSecret, readSignedBody } from './signedRequest';
 import { computedWebhookFields } from './webhookFields';
 import {
@@ -118,10 +119,10 @@ export class ContactCenterTrigger implements INodeType {
 	};
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		const endpoint = this.getNodeParameter('endpoint', 'lookup') as Endpoint;
 		const signed = await readSignedBody(this);
-		if (!signed.ok) return signed.response;
-		if (this.getNodeParameter('endpoint', 'lookup') === 'writeBack')
-			return await receiveWriteBack(this, signed.body);
+		if (!signed.ok) return refuse(this, endpoint, signed.refusal);
+		if (endpoint === 'writeBack') return await receiveWriteBack(this, signed.body);
 		// Lookup (2.9) and notification (2.12) bodies are passed on as sent, whatever their fields.
 		return { workflowData: [this.helpers.returnJsonArray(signed.body)] };
 	}
@@ -129,6 +130,8 @@ export class ContactCenterTrigger implements INodeType {
 	/** Runs first in every run the trigger starts, in whichever n8n process runs it. */
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const items = this.getInputData();
+		const report = reportOf(items);
+		if (report !== undefined) failWithReport(this, report);
 		const endpoint = this.getNodeParameter('endpoint', 0, 'lookup') as Endpoint;
 		if (endpoint === 'writeBack') return await runWriteBack(this, items);
 		if (endpoint === 'lookup') return runLookup(this, items);

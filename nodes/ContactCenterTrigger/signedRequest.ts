@@ -3,30 +3,26 @@ import {
 	type IDataObject,
 	type IHookFunctions,
 	type IWebhookFunctions,
-	type IWebhookResponseData,
 } from 'n8n-workflow';
 
 import { credentialNotSelected } from '../shared/credentialSelection';
 import { parseJsonObjectBody } from './body';
-import {
-	getRawBody,
-	writeJsonResponse,
-	type MinimalResponse,
-	type RawBodyRequest,
-} from './request';
+import type { Refusal } from './reports';
+import { getRawBody, type RawBodyRequest } from './request';
 import {
 	decodeSigningSecret,
 	describeSignatureFailure,
 	readHeader,
 	SIGNATURE_HEADER,
 	verifySignature,
+	type SignatureFailure,
 } from './signature';
 import { credentialProblemDescription, SIGNING_SECRET_CREDENTIAL } from './description';
 
 export type SignedBody =
 	| { ok: true; body: IDataObject }
-	/** The call was answered (401 or 400) and must start no run. */
-	| { ok: false; response: IWebhookResponseData };
+	/** The call must be answered with this refusal and start no run of the workflow's nodes. */
+	| { ok: false; refusal: Refusal };
 
 type SigningKey = { ok: true; key: Buffer } | { ok: false; message: string };
 
@@ -79,14 +75,18 @@ export async function readSignedBody(context: IWebhookFunctions): Promise<Signed
 		? { ok: true, key: cached.key }
 		: await freshSigningKey(context, credentialId);
 	const req = context.getRequestObject() as unknown as RawBodyRequest;
-	const res = context.getResponseObject() as unknown as MinimalResponse;
 	if (!signingKey.ok) {
 		// No call can be verified, so none may run the workflow: answered here, without a run.
-		context.logger.error(`${signingKey.message}. ${credentialProblemDescription}`);
-		writeJsonResponse(res, 500, {
-			message: `${signingKey.message}. The n8n workflow's owner must fix the credential; the call was not processed.`,
-		});
-		return { ok: false, response: { noWebhookResponse: true } };
+		return {
+			ok: false,
+			refusal: {
+				cause: 'signingCredential',
+				status: 500,
+				answer: `${signingKey.message}. The n8n workflow's owner must fix the credential; the call was not processed.`,
+				what: signingKey.message,
+				fix: credentialProblemDescription,
+			},
+		};
 	}
 	const key = signingKey.key;
 	const rawBody = await getRawBody(req);
@@ -107,18 +107,42 @@ export async function readSignedBody(context: IWebhookFunctions): Promise<Signed
 		const current = await freshSigningKey(context, credentialId);
 		if (current.ok) signature = verifySignature(rawBody, header, current.key);
 	}
-	if (!signature.valid) {
-		context.logger.debug(`Contact Center Trigger refused a call: ${signature.reason} signature`);
-		writeJsonResponse(res, 401, { message: describeSignatureFailure(signature.reason) });
-		return { ok: false, response: { noWebhookResponse: true } };
-	}
+	if (!signature.valid) return { ok: false, refusal: signatureRefusal(signature.reason) };
 
 	const parsed = parseJsonObjectBody(rawBody);
 	if (!parsed.ok) {
-		writeJsonResponse(res, 400, { message: parsed.detail });
-		return { ok: false, response: { noWebhookResponse: true } };
+		return {
+			ok: false,
+			refusal: {
+				cause: 'notJsonObject',
+				status: 400,
+				answer: parsed.detail,
+				what: `Signed calls whose body was not a JSON object (${parsed.detail})`,
+				fix: 'The service sends a JSON object to all three URLs: these come from something else that has the secret key, or were cut on their way (a proxy in front of n8n with a body size limit).',
+			},
+		};
 	}
 	return { ok: true, body: parsed.value };
+}
+
+function signatureRefusal(reason: SignatureFailure): Refusal {
+	const answer = describeSignatureFailure(reason);
+	if (reason === 'mismatch') {
+		return {
+			cause: 'signatureMismatch',
+			status: 401,
+			answer,
+			what: 'The signature did not match the secret key in the "Contact Center Signing Secret API" credential',
+			fix: "The service signs with the secret key it showed when this URL was last saved under Settings -> Integration & APIs -> CRM, and saving the URL again makes a new key: paste the service's current secret key into the credential.",
+		};
+	}
+	return {
+		cause: 'signatureMissing',
+		status: 401,
+		answer,
+		what: `Calls without a valid signature (${answer})`,
+		fix: 'The service signs every call, so these do not come from it, or something in front of n8n (a proxy) removed the X-Service-Signature header. None of them ran the workflow; if you expect no such calls there is nothing to fix.',
+	};
 }
 
 /** At activation: a signing secret that cannot verify any call fails the activation with the fix. */

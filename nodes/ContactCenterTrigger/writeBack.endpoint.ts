@@ -9,7 +9,14 @@ import {
 	type NodeOperationError,
 } from 'n8n-workflow';
 
-import { once, type Ticket, type Work } from '../shared/once';
+import {
+	RECORD_KEY_STEPS,
+	once,
+	recordFailureCauseOf,
+	type RecordFailureCause,
+	type Ticket,
+	type Work,
+} from '../shared/once';
 import { operationError } from '../shared/operationError';
 import {
 	answerFailedRun,
@@ -19,6 +26,7 @@ import {
 	writeBackAnswer,
 	type WriteBackStatus,
 } from './answers';
+import { refuse, type Refusal } from './reports';
 import { KNOWN_WRITE_BACK_TYPES, simplifyWriteBack } from './simplify';
 
 /**
@@ -153,9 +161,7 @@ export async function receiveWriteBack(
 			begun = await once.begin(context, workOf(context, key), 'writeBack');
 		} catch (error) {
 			// Without the record a run could not be kept to once: not run, the service delivers again.
-			const message = `The write back record could not be read, so the delivery was not processed: ${(error as Error).message}`;
-			context.logger.error(`Contact Center Trigger: ${message}`);
-			return answerWithoutRun(context, 503, { message });
+			return refuse(context, 'writeBack', recordRefusal(error as NodeOperationError));
 		}
 		if (begun.state === 'done') return answerStatus(context, 'duplicate', key);
 		if (begun.state === 'running') return answerStatus(context, 'inProgress', key);
@@ -183,6 +189,7 @@ export async function runWriteBack(
 	let ticket: Ticket | undefined;
 	if (key !== undefined && context.getMode() !== 'manual') {
 		await once.warnIfKeyExpiresSoon(context);
+		await once.warnIfStorageNearlyFull(context);
 		const taken = await once.takeInRun(context, workOf(context, key), input[0]);
 		if ('skip' in taken) {
 			context.logger.info(
@@ -210,6 +217,35 @@ export async function runWriteBack(
 		await answerWriteBack(context, 'processed', key);
 	});
 	return [items];
+}
+
+/** n8n's own words for a full storage: "… 200MB used, limit is 200MB". */
+const SIZE_LIMIT_FIGURES = /(\d+(?:\.\d+)?)\s*MB used, limit is (\d+(?:\.\d+)?)\s*MB/i;
+
+/** A delivery refused because the record could not be used, in the user's words. */
+function recordRefusal(error: NodeOperationError): Refusal {
+	const detail = error.message;
+	const cause = recordFailureCauseOf(error);
+	const figures = SIZE_LIMIT_FIGURES.exec(detail);
+	const what: Record<RecordFailureCause, string> = {
+		storageFull: `n8n's data table storage is full${figures ? ` (${figures[1]} MB of ${figures[2]} MB used)` : ''}, so the write back record cannot take new rows`,
+		recordKey: `The record's n8n API key expired or was revoked (${detail})`,
+		apiUnavailable: `n8n's API did not answer the write back record's calls (${detail})`,
+		apiRateLimited: `n8n's API rate-limited the write back record's calls (${detail})`,
+		recordUnusable: `The write back record could not be used (${detail})`,
+	};
+	const kept = once.keptOnlyInMemory();
+	const keptText =
+		kept === 0
+			? ''
+			: ` Meanwhile ${kept} processed write back${kept === 1 ? ' is' : 's are'} kept as done only in this n8n process's memory until n8n takes ${kept === 1 ? 'its row' : 'their rows'}: should n8n restart before, a redelivery of one of them would run again.`;
+	return {
+		cause,
+		status: 503,
+		answer: `The write back record could not be read, so the delivery was not processed: ${detail}`,
+		what: what[cause],
+		fix: `${cause === 'recordKey' ? RECORD_KEY_STEPS : (error.description ?? '')}${keptText}`,
+	};
 }
 
 /** Answering at once: a key not recorded is not answered 200 and not run. */

@@ -190,6 +190,13 @@ export interface DataTableApi {
 	outage(ms: number): Promise<void>;
 	/** Every call is answered `ms` later (0: at once), on top of a fault's `delayMs`. */
 	slow(ms: number): void;
+	/**
+	 * N8N_DATA_TABLES_MAX_SIZE_BYTES (undefined: no limit): inserts and updates are refused with
+	 * n8n's 400 "Data table size limit exceeded" once all tables together reach it.
+	 */
+	setMaxSize(bytes: number | undefined): void;
+	/** All tables together, as n8n's size check counts them. */
+	totalSize(): number;
 	/** The tables (all, or those in the key's user's project). */
 	tables(apiKey?: string): TableSummary[];
 	/**
@@ -648,6 +655,7 @@ export async function startDataTableApi(): Promise<DataTableApi> {
 	let dataTableCalls = 0;
 	let rule: FaultRule | undefined;
 	let slowMs = 0;
+	let maxSize: number | undefined;
 	let down = false;
 	let stopped = false;
 
@@ -730,6 +738,19 @@ export async function startDataTableApi(): Promise<DataTableApi> {
 
 	const sizeOf = (table: Table) =>
 		table.rows.reduce((size, row) => size + JSON.stringify(row.values).length + 40, 8192);
+
+	const totalSize = () => [...tables.values()].reduce((sum, table) => sum + sizeOf(table), 0);
+
+	/** data-table-size-validator.service.js validateSize, its MB rounded as n8n's toMb rounds them. */
+	function refuseWhenFull() {
+		const used = totalSize();
+		if (maxSize === undefined || used < maxSize) return;
+		const mb = (bytes: number) => Math.round(bytes / (1024 * 1024));
+		throw new ApiError(
+			400,
+			`Data table size limit exceeded: ${mb(used)}MB used, limit is ${mb(maxSize)}MB`,
+		);
+	}
 
 	function publicTable(table: Table, withTableId = false) {
 		return {
@@ -1213,6 +1234,7 @@ export async function startDataTableApi(): Promise<DataTableApi> {
 			case 'getRows':
 				return getRows(table, query);
 			case 'insertRows': {
+				refuseWhenFull();
 				const rows = input.data as Array<Record<string, unknown>>;
 				for (const row of rows) {
 					if (Object.keys(row).some((name) => !COLUMN_NAME_REGEX.test(name)))
@@ -1229,6 +1251,7 @@ export async function startDataTableApi(): Promise<DataTableApi> {
 				return { status: 200, body: inserted.map((row) => publicRow(table, row)) };
 			}
 			case 'updateRows': {
+				refuseWhenFull();
 				const { filter, data } = filterAndData(input);
 				if (input.dryRun === true) {
 					const values = toStoredValues(table, data, false);
@@ -1515,6 +1538,10 @@ export async function startDataTableApi(): Promise<DataTableApi> {
 		slow(ms) {
 			slowMs = ms;
 		},
+		setMaxSize(bytes) {
+			maxSize = bytes;
+		},
+		totalSize,
 		tables: (apiKey) =>
 			[...tables.values()]
 				.filter((table) => apiKey === undefined || table.projectId === userOfKey(apiKey).projectId)
@@ -1538,6 +1565,7 @@ export async function startDataTableApi(): Promise<DataTableApi> {
 			dataTableCalls = 0;
 			rule = undefined;
 			slowMs = 0;
+			maxSize = undefined;
 		},
 		async stop() {
 			if (stopped) return;

@@ -300,12 +300,20 @@ export async function deliver(options: FlowOptions, delivery: Delivery): Promise
 		null,
 	);
 	const webhookResult = await triggerNodeType.webhook.call(webhookContext);
+	// Answered by the webhook call itself; n8n still runs the workflow data it returned, if any.
 	if (webhookResult.noWebhookResponse) {
 		saveWebhookStaticData();
-		return { status: captured.status, headers: captured.headers, body: captured.body };
+		answered = true;
+		Object.assign(answer, {
+			status: captured.status,
+			headers: captured.headers,
+			body: captured.body,
+		});
 	}
 	if (webhookResult.workflowData === undefined) {
-		return { status: 200, headers: {}, body: webhookResult.webhookResponse };
+		return webhookResult.noWebhookResponse
+			? { ...answer }
+			: { status: 200, headers: {}, body: webhookResult.webhookResponse };
 	}
 
 	// Starting the run resets the change flag of the call's static data

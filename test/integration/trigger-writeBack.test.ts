@@ -6,6 +6,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { ContactCenterTrigger } from '../../nodes/ContactCenterTrigger/ContactCenterTrigger.node';
+import { resetReports } from '../../nodes/ContactCenterTrigger/reports';
 import { DEFAULT_RECORD_WINDOWS } from '../../nodes/shared/once/rows';
 import { deliver, parseAnswer, type Delivery, type FlowOptions } from '../harness/run-trigger-flow';
 import {
@@ -188,10 +189,15 @@ describe('write back in one n8n process: deliveries through n8n-core (webhook ca
 		expect(statesOf(key)).toEqual([]);
 	});
 
-	it('answers 401 to an unsigned delivery and starts no run', async () => {
+	it('answers 401 to an unsigned delivery; no node runs but the trigger, which fails with the report', async () => {
+		resetReports();
+		const before = flow.database.sink.processed.length;
 		const result = await deliver(flow, { rawBody: Buffer.from('{}'), headers: {} });
 		expect(result.status).toBe(401);
-		expect(result.executionId).toBeUndefined();
+		expect(flow.database.sink.processed).toHaveLength(before);
+		const run = flow.database.executions.get(result.executionId ?? '');
+		expect(Object.keys(run?.resultData.runData ?? {})).toEqual(['Contact Center Trigger']);
+		expect(run?.resultData.error?.message).toMatch(/^Calls without a valid signature/);
 	});
 });
 

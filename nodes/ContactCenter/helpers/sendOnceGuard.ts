@@ -26,10 +26,14 @@ export function sendOnceModeOf(context: IExecuteFunctions, i: number): SendOnceM
 	return String(context.getNodeParameter('sendOnce', i, 'message')) as SendOnceMode;
 }
 
-/** Warns in the run when the record credential's key expires soon; only when Send Once is on. */
-export async function warnIfRecordKeyExpiresSoon(context: IExecuteFunctions): Promise<void> {
+/**
+ * Warns in the run when the record credential's key expires soon or n8n's data table storage is
+ * nearly full; only when Send Once is on.
+ */
+export async function warnAboutRecord(context: IExecuteFunctions): Promise<void> {
 	if (sendOnceModeOf(context, 0) === 'off') return;
 	await once.warnIfKeyExpiresSoon(context, { readAfresh: true });
+	await once.warnIfStorageNearlyFull(context);
 }
 
 /** A record call before the send: its failure says that the message was not sent. */

@@ -104,8 +104,13 @@ export interface RecordTarget {
 	cacheKey: string;
 	/** When the credential was read (ms since the epoch). */
 	readAt: number;
+	/** N8N_DATA_TABLES_MAX_SIZE_BYTES as the credential's Storage Limit (MB) gives it. */
+	storageLimitBytes: number;
 	credentialId?: string;
 }
+
+/** n8n's default N8N_DATA_TABLES_MAX_SIZE_BYTES, in MB (@n8n/config's DataTableConfig). */
+export const DEFAULT_STORAGE_LIMIT_MB = 200;
 
 /** How long a record credential read is reused without reading it again. */
 const CREDENTIAL_REUSE_MS = 60_000;
@@ -133,6 +138,7 @@ async function readTarget(context: RecordContext, credentialId?: string): Promis
 		);
 	}
 	const apiKey = String(credentials.apiKey ?? '').trim();
+	const storageLimitMb = Number(credentials.storageLimitMb ?? DEFAULT_STORAGE_LIMIT_MB);
 	const target: RecordTarget = {
 		baseUrl,
 		tableName,
@@ -140,6 +146,8 @@ async function readTarget(context: RecordContext, credentialId?: string): Promis
 		expiry: keyExpiryOf(apiKey),
 		cacheKey: `${baseUrl} ${tableName} ${createHash('sha256').update(apiKey).digest('hex').slice(0, 16)}`,
 		readAt: Date.now(),
+		storageLimitBytes:
+			(storageLimitMb > 0 ? storageLimitMb : DEFAULT_STORAGE_LIMIT_MB) * 1024 * 1024,
 		credentialId,
 	};
 	if (credentialId !== undefined) recordCredentials.set(credentialId, target);
@@ -188,6 +196,24 @@ const failingRecords = new Set<string>();
 
 export const lastCallFailed = (target: RecordTarget) => failingRecords.has(target.cacheKey);
 
+/**
+ * The records (by cacheKey) whose last write n8n refused for its data table size limit: n8n's
+ * words and when. A write n8n takes clears it; without one it is believed for FULL_BELIEVED_MS.
+ */
+const fullStorage = new Map<string, { message: string; at: number }>();
+
+const FULL_BELIEVED_MS = 30_000;
+
+/** The calls n8n checks against its size limit: row inserts and updates (data-table.service.js). */
+const isSizeChecked = (method: IHttpRequestMethods, path: string) =>
+	(method === 'POST' || method === 'PATCH') && path.includes('/rows');
+
+/** n8n's words of its last size limit refusal of a write to this record, while believed. */
+export function storageFullMessage(target: RecordTarget, now = Date.now()): string | undefined {
+	const refusal = fullStorage.get(target.cacheKey);
+	return refusal !== undefined && now - refusal.at < FULL_BELIEVED_MS ? refusal.message : undefined;
+}
+
 /** A call to n8n's public API for the record; throws a node error naming the real cause. */
 export async function api(
 	context: RecordContext,
@@ -200,6 +226,7 @@ export async function api(
 	try {
 		const answer = await callWithRetries(context, target, method, path, options);
 		answered = true;
+		if (isSizeChecked(method, path)) fullStorage.delete(target.cacheKey);
 		return answer;
 	} finally {
 		if (answered) failingRecords.delete(target.cacheKey);
@@ -257,12 +284,11 @@ async function callWithRetries(
 		await sleep(delay);
 	}
 	const text = recordFailureText(failure, { method, path }, Date.now() - startedAt);
-	throw recordError(
-		context,
+	const message =
 		failure.kind === 'rateLimited' || failure.kind === 'unavailable'
 			? `The record (n8n data table "${target.tableName}" at ${target.baseUrl}) could not be used: ${text}`
-			: `The record (n8n data table "${target.tableName}" at ${target.baseUrl}) answered ${failure.status}: ${failure.message}`,
-		failure.status,
-		failure.kind,
-	);
+			: `The record (n8n data table "${target.tableName}" at ${target.baseUrl}) answered ${failure.status}: ${failure.message}`;
+	if (isSizeChecked(method, path) && isSizeLimitFailure(message))
+		fullStorage.set(target.cacheKey, { message, at: Date.now() });
+	throw recordError(context, message, failure.status, failure.kind);
 }

@@ -1,7 +1,8 @@
 import type { IExecuteFunctions, IHookFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import type { Gather } from './batches';
-import type { RecordContext } from './client';
+import { kindOfRecordError, type RecordContext } from './client';
+import { isSizeLimitFailure } from './failure';
 import { heldDeliveries, holdHere, releaseHold } from './holds';
 import { forgetIndex } from './indexes';
 import {
@@ -11,8 +12,27 @@ import {
 } from './receivedHere';
 import { record, type CheckResult } from './record';
 import { DEFAULT_RECORD_WINDOWS, rowKeyOf, type RecordWindows } from './rows';
+import { warnIfStorageNearlyFull } from './storage';
 
 export { RECORD_CREDENTIAL, RECORD_CREDENTIAL_DISPLAY_NAME } from './client';
+export { RECORD_KEY_STEPS } from './apiKey';
+
+/** Why a record call failed, for a report in the user's words. */
+export type RecordFailureCause =
+	| 'storageFull'
+	| 'recordKey'
+	| 'apiUnavailable'
+	| 'apiRateLimited'
+	| 'recordUnusable';
+
+export function recordFailureCauseOf(error: unknown): RecordFailureCause {
+	if (isSizeLimitFailure((error as Error)?.message ?? '')) return 'storageFull';
+	const kind = kindOfRecordError(error);
+	if (kind === 'credential') return 'recordKey';
+	if (kind === 'unavailable') return 'apiUnavailable';
+	if (kind === 'rateLimited') return 'apiRateLimited';
+	return 'recordUnusable';
+}
 
 /**
  * "Was this already done?": the one module that decides it, for write backs and Send Once alike.
@@ -61,6 +81,8 @@ async function heldByAnother(
 }
 
 const oneProcess: Strategy = async (context, work) => {
+	// Its first write comes after the run: while n8n refuses writes, refused before the run.
+	await record.refuseWhileStorageFull(context);
 	const holdKey = rowKeyOf(work.scope, work.key);
 	if (!holdHere(holdKey, Date.now())) return await heldByAnother(context, work, true);
 	let begun: Begun = { state: 'running' };
@@ -210,4 +232,9 @@ export const once = {
 	forgetIndex,
 
 	warnIfKeyExpiresSoon: record.warnIfKeyExpiresSoon,
+
+	warnIfStorageNearlyFull,
+
+	/** How many pieces of work this process counts as done whose row n8n's API has not taken yet. */
+	keptOnlyInMemory: record.keptOnlyInMemory,
 };

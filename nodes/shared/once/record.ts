@@ -15,6 +15,7 @@ import {
 	recordError,
 	statusOfRecordError,
 	kindOfRecordError,
+	storageFullMessage,
 	targetOf,
 	type RecordContext,
 } from './client';
@@ -188,6 +189,8 @@ async function claimOnce(
 }
 
 export const record = {
+	keptOnlyInMemory: (): number => pendingDone.size,
+
 	/** Checks that the record can be used, creating its data table; throws a node error if not. */
 	async ensureReady(context: IHookFunctions): Promise<void> {
 		const target = await targetOf(context, true).catch((error: Error) => {
@@ -202,6 +205,15 @@ export const record = {
 		}
 		const table = await tableOf(context, target, { lookUpAgain: true });
 		await api(context, target, 'GET', rowsPath(table), { qs: { limit: 1 } });
+	},
+
+	/**
+	 * Throws n8n's size limit refusal while this process believes n8n's data table storage full
+	 * (see storageFullMessage): for a caller that would otherwise do its work before its first write.
+	 */
+	async refuseWhileStorageFull(context: RecordContext): Promise<void> {
+		const full = storageFullMessage(await targetOf(context));
+		if (full !== undefined) throw recordError(context, full, 400, 'refused');
 	},
 
 	/**

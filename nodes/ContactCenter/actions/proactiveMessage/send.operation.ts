@@ -4,7 +4,7 @@ import { processItems } from '../../helpers/items';
 import { toNodeError, withNotSent } from '../../helpers/nodeErrors';
 import { sendPaced, type RetryPolicy } from '../../helpers/pacedSend';
 import { buildSendBody, readMessageAddress, type SendBody } from '../../helpers/sendBody';
-import { SendOnceGuard, warnIfRecordKeyExpiresSoon } from '../../helpers/sendOnceGuard';
+import { SendOnceGuard, warnAboutRecord } from '../../helpers/sendOnceGuard';
 import {
 	correlationIdOf,
 	failedSendFields,
@@ -38,7 +38,7 @@ interface SendRun {
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const options = this.getNodeParameter('options', 0, {}) as SendOptions;
 	const run = sendRunOf(options);
-	await warnIfRecordKeyExpiresSoon(this);
+	await warnAboutRecord(this);
 	const results = await processItems.call(this, {
 		errorContext: () => ({ operation: 'send' }),
 		failedItemFields: (i, error) => failedSendFields.call(this, i, error),

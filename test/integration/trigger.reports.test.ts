@@ -1,0 +1,194 @@
+/**
+ * Nothing fails silently, in one n8n process: every call the trigger refuses is reported as a run
+ * that fails at the trigger (so n8n lists a failed execution and runs the Error Workflow), at most
+ * once per cause per 5 minutes, with the count, the cause and the fix; no other node runs and no
+ * event's key is touched. The webhook call and the run through n8n-core, the record in the data
+ * table API stand-in. Queue mode: trigger-queue.reports.test.ts.
+ */
+import type { IDataObject, IRunExecutionData } from 'n8n-workflow';
+
+import { REPORT_INTERVAL_MS, resetReports } from '../../nodes/ContactCenterTrigger/reports';
+import { recordTiming } from '../../nodes/shared/once/failure';
+import { deliver, parseAnswer, type Delivery, type FlowOptions } from '../harness/run-trigger-flow';
+import { signBody } from '../simulator';
+import {
+	newKeys,
+	recordRows,
+	signed,
+	useRecordApi,
+	waitFor,
+	writeBack,
+	writeBackFlow,
+} from './recordFaults';
+
+const fixture = useRecordApi();
+
+let flow: FlowOptions;
+beforeEach(() => {
+	resetReports();
+	flow = writeBackFlow(fixture.credentials);
+});
+afterEach(() => {
+	fixture.api.setMaxSize(undefined);
+	jest.restoreAllMocks();
+});
+
+/** A delivery signed with the service's new secret key, which the credential does not have yet. */
+const signedWithNewKey = (body: IDataObject): Delivery => {
+	const rawBody = Buffer.from(JSON.stringify(body));
+	return {
+		rawBody,
+		headers: {
+			'content-type': 'application/json',
+			'x-service-signature': signBody('ab'.repeat(32), rawBody),
+		},
+	};
+};
+
+/** The runs the deliveries started: each a report that failed at the trigger, or a real run. */
+function runsOf(results: Array<{ executionId?: string }>) {
+	return results
+		.map((result) => result.executionId)
+		.filter((id): id is string => id !== undefined)
+		.map((id) => flow.database.executions.get(id) as IRunExecutionData);
+}
+
+const errorOf = (run: IRunExecutionData) =>
+	run.resultData.error as (Error & { description?: string }) | undefined;
+
+const rowsOfKey = (key: string) =>
+	recordRows(fixture.api, fixture.apiKey).filter((row) =>
+		String(row.recordKey).endsWith(`|${key}`),
+	);
+
+describe('write back in one n8n process: refusals reported in n8n', () => {
+	test('a rotated signing secret: 60 deliveries answered 401, one report failing at the trigger with the cause, the count and the fix; none of them runs a node or touches a key', async () => {
+		const keys = newKeys('rotated', 60);
+		const results = [];
+		for (const key of keys) results.push(await deliver(flow, signedWithNewKey(writeBack(key))));
+		expect(new Set(results.map((result) => result.status))).toEqual(new Set([401]));
+		const reports = runsOf(results);
+		expect(reports).toHaveLength(1);
+		expect(Object.keys(reports[0].resultData.runData)).toEqual(['Contact Center Trigger']);
+		const error = errorOf(reports[0]);
+		expect(error?.message).toMatch(
+			/^The signature did not match the secret key in the "Contact Center Signing Secret API" credential: 1 call to the write back URL refused \(401\) since /,
+		);
+		expect(error?.description).toMatch(
+			/paste the service's current secret key into the credential/,
+		);
+		expect(error?.description).toMatch(/again after 1, 2, 4, 8, 16 and 32 hours/);
+		expect(error?.description).toMatch(/at most once every 5 minutes/);
+		expect(flow.database.sink.processed).toEqual([]);
+		expect(keys.flatMap(rowsOfKey)).toEqual([]);
+
+		// Five minutes on: the next refused call reports the 59 counted since, and itself.
+		const later = Date.now() + REPORT_INTERVAL_MS;
+		jest.spyOn(Date, 'now').mockReturnValue(later);
+		const [next] = newKeys('rotated-later', 1);
+		const after = await deliver(flow, signedWithNewKey(writeBack(next)));
+		expect(errorOf(runsOf([after])[0])?.message).toMatch(
+			/: 60 calls to the write back URL refused/,
+		);
+	});
+
+	test('unsigned calls are a cause of their own: 100 of them make one report, and a rotated secret still gets its own', async () => {
+		const results = [];
+		for (let i = 0; i < 100; i++)
+			results.push(await deliver(flow, { rawBody: Buffer.from('{}'), headers: {} }));
+		results.push(await deliver(flow, signedWithNewKey(writeBack(newKeys('own', 1)[0]))));
+		const messages = runsOf(results).map((run) => errorOf(run)?.message);
+		expect(messages).toEqual([
+			expect.stringMatching(
+				/^Calls without a valid signature \(The X-Service-Signature header is missing\): 1 call/,
+			),
+			expect.stringMatching(/^The signature did not match/),
+		]);
+	});
+
+	test("n8n's storage full: the delivery whose row it refuses is answered 200 and kept in memory; the next ones are refused 503 before their run and reported with the figures and the kept one; once space is freed every event is processed exactly once", async () => {
+		recordTiming.pendingRetryMs = 100;
+		const [warmUp, kept, ...refused] = newKeys('full', 5);
+		// The first run of the file makes this process one that runs what it receives.
+		expect(parseAnswer(await deliver(flow, signed(writeBack(warmUp))))?.status).toBe('processed');
+		fixture.api.setMaxSize(fixture.api.totalSize());
+
+		const keptAnswer = await deliver(flow, signed(writeBack(kept)));
+		expect(keptAnswer.status).toBe(200);
+		const answers = [];
+		for (const key of refused) answers.push(await deliver(flow, signed(writeBack(key))));
+		expect(answers.map((answer) => answer.status)).toEqual([503, 503, 503]);
+		expect(parseAnswer(answers[0])?.message).toMatch(/Data table size limit exceeded/);
+		const reports = runsOf(answers);
+		expect(reports).toHaveLength(1);
+		const error = errorOf(reports[0]);
+		expect(error?.message).toMatch(
+			/^n8n's data table storage is full \(0 MB of 0 MB used\), so the write back record cannot take new rows: 1 call to the write back URL refused \(503\)/,
+		);
+		expect(error?.description).toMatch(/N8N_DATA_TABLES_MAX_SIZE_BYTES/);
+		expect(error?.description).toMatch(
+			/1 processed write back is kept as done only in this n8n process's memory/,
+		);
+		expect(flow.database.sink.processed.map((item) => item.idempotencyKey)).toEqual([warmUp, kept]);
+
+		fixture.api.setMaxSize(undefined);
+		await waitFor(() => rowsOfKey(kept).some((row) => row.state === 'done'));
+		for (const key of refused)
+			expect(parseAnswer(await deliver(flow, signed(writeBack(key))))?.status).toBe('processed');
+		expect(parseAnswer(await deliver(flow, signed(writeBack(kept))))?.status).toBe('duplicate');
+		expect(flow.database.sink.processed.map((item) => item.idempotencyKey)).toEqual([
+			warmUp,
+			kept,
+			...refused,
+		]);
+	});
+
+	test("n8n's API not answering for longer than the record waits: the delivery running then is kept in memory, the next one is refused 503 and reported as n8n's API not answering, with the kept one", async () => {
+		recordTiming.retryBudgetMs = 600;
+		recordTiming.pendingRetryMs = 100;
+		fixture.api.setFaults(() => ({ status: 502 }));
+		const [kept, refused] = newKeys('api-down', 2);
+		expect((await deliver(flow, signed(writeBack(kept)))).status).toBe(200);
+		const answer = await deliver(flow, signed(writeBack(refused)));
+		expect(answer.status).toBe(503);
+		const error = errorOf(runsOf([answer])[0]);
+		expect(error?.message).toMatch(/^n8n's API did not answer the write back record's calls \(/);
+		expect(error?.description).toMatch(/did not answer in time/);
+		expect(error?.description).toMatch(
+			/1 processed write back is kept as done only in this n8n process's memory/,
+		);
+		fixture.api.setFaults(undefined);
+		await waitFor(() => rowsOfKey(kept).some((row) => row.state === 'done'));
+		expect(parseAnswer(await deliver(flow, signed(writeBack(refused))))?.status).toBe('processed');
+		expect(parseAnswer(await deliver(flow, signed(writeBack(kept))))?.status).toBe('duplicate');
+	});
+
+	test('the record key revoked: the delivery the index let run is kept in memory, the next ones are refused 503 and reported as the key expired or revoked, with the steps to a new key', async () => {
+		recordTiming.pendingRetryMs = 100;
+		const revoked = fixture.api.addUser('revoked').apiKey;
+		const record = fixture.credentials.get('contactCenterRecordApi') ?? {};
+		fixture.credentials.set('contactCenterRecordApi', { ...record, apiKey: revoked });
+		// Let the process read the credential afresh (its reads are reused for a minute).
+		jest.spyOn(Date, 'now').mockReturnValue(Date.now() + 61_000);
+		await deliver(flow, signed(writeBack(newKeys('revoked-first', 1)[0])));
+		jest.restoreAllMocks();
+		fixture.api.revokeKey(revoked);
+		const keys = newKeys('revoked', 3);
+		const answers = [];
+		for (const key of keys) answers.push(await deliver(flow, signed(writeBack(key))));
+		expect(answers.map((answer) => answer.status)).toEqual([200, 503, 503]);
+		const reports = runsOf(answers.slice(1));
+		expect(reports).toHaveLength(1);
+		expect(errorOf(reports[0])?.message).toMatch(
+			/^The record's n8n API key expired or was revoked/,
+		);
+		expect(errorOf(reports[0])?.description).toMatch(/Settings -> n8n API -> Create API key/);
+		expect(errorOf(reports[0])?.description).toMatch(/1 processed write back is kept/);
+		expect(flow.database.sink.processed.map((item) => item.idempotencyKey).slice(-1)).toEqual([
+			keys[0],
+		]);
+		// The user pastes a new key: the kept row is written with it.
+		fixture.credentials.set('contactCenterRecordApi', record);
+		await waitFor(() => rowsOfKey(keys[0]).some((row) => row.state === 'done'), 20_000);
+	}, 30_000);
+});
