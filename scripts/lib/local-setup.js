@@ -194,6 +194,7 @@ async function ensureDataTable(instance, table) {
  *   simulatorOptions  passed to startSimulator
  *   publicUrl       public base URL of n8n's webhooks (N8N_WEBHOOK_URL), when the real service must reach them
  *   extraWorkflows  more workflow objects to import (not activated), e.g. test fixtures
+ *   extraEnv        more environment for n8n, e.g. N8N_DATA_TABLES_MAX_SIZE_BYTES
  *   owner, log, skipBuild
  * Resolves with {instance, simulator, workflows, webhooks, stop(), summary()}; on failure stops what it started.
  */
@@ -246,8 +247,11 @@ async function startStack(opts) {
 		const instance = await rt.createInstance(runtime, {
 			userFolder,
 			port: opts.n8nPort || undefined,
-			// Where the service reaches the webhooks (a tunnel or reverse proxy in front of n8n).
-			extraEnv: opts.publicUrl ? { N8N_WEBHOOK_URL: `${opts.publicUrl.replace(/\/+$/, '')}/` } : {},
+			extraEnv: {
+				...(opts.extraEnv ?? {}),
+				// Where the service reaches the webhooks (a tunnel or reverse proxy in front of n8n).
+				...(opts.publicUrl ? { N8N_WEBHOOK_URL: `${opts.publicUrl.replace(/\/+$/, '')}/` } : {}),
+			},
 		});
 		stack.instance = instance;
 		log(`installing the package into ${path.join(userFolder, '.n8n', 'nodes')}`);

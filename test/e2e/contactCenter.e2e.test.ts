@@ -25,6 +25,7 @@ const { evaluateMetric, METRIC_ENDPOINTS }: Json = metricsModule;
 const {
 	freshStateDir,
 	postSigned,
+	refusalReportOf,
 	npmRunCall,
 	readFixture,
 	report,
@@ -778,10 +779,11 @@ describe('trigger endpoints with signed requests (undici)', () => {
 		expect(wrote).toHaveLength(1);
 	});
 
-	test("a signed body that is not JSON starts no execution: 400 from the trigger, or 422 from n8n's own parser when sent as JSON", async () => {
+	test("a signed body that is not JSON runs none of the workflow's nodes: 400 from the trigger (reported at most once, failed at the trigger), or 422 from n8n's own parser when sent as JSON", async () => {
 		const garbage = '{"idempotencyKey": "wb-garbage", oops';
 		const id = workflowId('writeBack');
-		const before = (await executionsOf(id)).length;
+		const beforeIds = (await executionsOf(id)).map((execution: Json) => String(execution.id));
+		const before = beforeIds.length;
 		const answers = {
 			asJson: await postSigned(webhook('writeBack'), garbage, { secret: secret('writeBack') }),
 			asText: await postSigned(webhook('writeBack'), garbage, {
@@ -805,7 +807,16 @@ describe('trigger endpoints with signed requests (undici)', () => {
 		await waitFor(async () => (await executionsOf(id)).length > before, {
 			what: 'the run of the valid write back',
 		});
-		expect((await executionsOf(id)).length).toBe(before + 1);
+		const added = (await executionsOf(id, true)).filter(
+			(execution: Json) => !beforeIds.includes(String(execution.id)),
+		);
+		const reports = added.filter((execution: Json) => refusalReportOf(execution));
+		expect(added.length - reports.length).toBe(1);
+		expect(reports.length).toBeLessThanOrEqual(1);
+		for (const execution of reports)
+			expect(refusalReportOf(execution).message).toMatch(
+				/^Signed calls whose body was not a JSON object/,
+			);
 	});
 
 	test('notification: 204 with an empty body, and the alert is composed', async () => {
@@ -835,7 +846,7 @@ describe('trigger endpoints with signed requests (undici)', () => {
 		expect(alert.alert).toContain('Attribute tier: value too long');
 	});
 
-	test('unsigned, tampered and wrong-secret requests get 401 and start no execution', async () => {
+	test("unsigned, tampered and wrong-secret requests get 401 and run none of the workflow's nodes: at most one report per cause, failed at the trigger", async () => {
 		const endpoints = ['lookup', 'writeBack', 'notification'] as const;
 		const bodies: Record<(typeof endpoints)[number], Json> = {
 			lookup: { email: 'ada@example.com' },
@@ -847,13 +858,11 @@ describe('trigger endpoints with signed requests (undici)', () => {
 				messages: ['forged'],
 			},
 		};
-		const counts = async () =>
-			Object.fromEntries(
-				await Promise.all(
-					endpoints.map(async (e) => [e, (await executionsOf(workflowId(e))).length] as const),
-				),
-			);
-		const before = await counts();
+		const idsOf = async (e: (typeof endpoints)[number]) =>
+			(await executionsOf(workflowId(e))).map((execution: Json) => String(execution.id));
+		const before = Object.fromEntries(
+			await Promise.all(endpoints.map(async (e) => [e, await idsOf(e)] as const)),
+		);
 		const wrongSecret = 'ab'.repeat(32);
 		for (const endpoint of endpoints) {
 			const url = webhook(endpoint);
@@ -887,12 +896,30 @@ describe('trigger endpoints with signed requests (undici)', () => {
 		);
 		expect(sentinel.status).toBe(204);
 		await waitFor(
-			async () => (await executionsOf(workflowId('notification'))).length > before.notification,
+			async () =>
+				(await executionsOf(workflowId('notification'))).length > before.notification.length,
 			{
 				what: 'the sentinel notification execution',
 			},
 		);
-		expect(await counts()).toEqual({ ...before, notification: before.notification + 1 });
+		for (const endpoint of endpoints) {
+			const added = (await executionsOf(workflowId(endpoint), true)).filter(
+				(execution: Json) => !before[endpoint].includes(String(execution.id)),
+			);
+			const reports = added.filter((execution: Json) => refusalReportOf(execution));
+			const others = added.filter((execution: Json) => !refusalReportOf(execution));
+			expect({ endpoint, others: others.length }).toEqual({
+				endpoint,
+				others: endpoint === 'notification' ? 1 : 0,
+			});
+			// Unsigned is one cause, tampered and wrong secret another; an earlier report within
+			// 5 minutes leaves none.
+			expect(reports.length).toBeLessThanOrEqual(2);
+			for (const execution of reports)
+				expect(refusalReportOf(execution).message).toMatch(
+					/^(Calls without a valid signature|The signature did not match)/,
+				);
+		}
 	});
 
 	test('write back: a trigger whose record credential cannot reach the record refuses to activate, or its calls are not run (503 naming what n8n answered, or not registered)', async () => {
@@ -940,7 +967,10 @@ describe('trigger endpoints with signed requests (undici)', () => {
 				});
 				expect(res.json.message).toContain('401');
 			}
-			expect(await executionsOf(created.id)).toEqual([]);
+			// Nothing ran but, for a refusal, its report: a run that failed at the trigger.
+			const executions = await executionsOf(created.id, true);
+			expect(executions.filter((execution: Json) => !refusalReportOf(execution))).toEqual([]);
+			expect(executions.length).toBeLessThanOrEqual(res.status === 503 ? 1 : 0);
 		} else {
 			expect(refusal).toContain('The write back record cannot be used');
 			expect(refusal).toContain('401');

@@ -188,6 +188,47 @@ async function createMemberWithKey(
 	return { cookie: accepted.cookie, apiKey: rawApiKey };
 }
 
+/**
+ * The error of an execution that is the trigger's report of refused calls (failed at the trigger,
+ * no other node ran, "… refused (401) since …"), else undefined. Needs the execution's data.
+ */
+function refusalReportOf(execution) {
+	const resultData = execution.data?.resultData ?? {};
+	const ran = Object.keys(resultData.runData ?? {});
+	const error = resultData.error;
+	return execution.status === 'error' &&
+		ran.length === 1 &&
+		/ refused \(\d{3}\) since /.test(error?.message ?? '')
+		? error
+		: undefined;
+}
+
+/**
+ * A copy of a trigger workflow fixture under another id, name and webhook id, whose settings name
+ * `errorWorkflowId` as its Error Workflow (fixtures/error-workflow.json: Error Trigger -> a node).
+ */
+function watchedCopy(workflow, { id, name, webhookId }, errorWorkflowId) {
+	return {
+		...workflow,
+		id,
+		name,
+		nodes: workflow.nodes.map((node) => (node.webhookId ? { ...node, webhookId } : node)),
+		settings: { ...(workflow.settings ?? {}), errorWorkflow: errorWorkflowId },
+	};
+}
+
+/** The error messages an Error Workflow received (its Error Trigger's output), oldest first. */
+async function errorWorkflowMessages(instance, errorWorkflowId) {
+	return (await rt.listExecutions(instance, { workflowId: errorWorkflowId, includeData: true }))
+		.map(
+			(e) =>
+				e.data?.resultData?.runData?.['Error Trigger']?.[0]?.data?.main?.[0]?.[0]?.json?.execution
+					?.error?.message,
+		)
+		.filter((message) => message !== undefined)
+		.reverse();
+}
+
 /** The data table the write-back-slow.json fixture's workflow inserts one row per run into. */
 const SLOW_WRITE_BACK_TABLE = {
 	name: 'e2e_queue_writes',
@@ -200,6 +241,9 @@ const SLOW_WRITE_BACK_TABLE = {
 
 module.exports = {
 	SLOW_WRITE_BACK_TABLE,
+	errorWorkflowMessages,
+	refusalReportOf,
+	watchedCopy,
 	createMemberWithKey,
 	npmRunCall,
 	startEchoServer,

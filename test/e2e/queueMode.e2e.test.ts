@@ -38,11 +38,14 @@ const rt: Json = runtimeModule;
 const local: Json = localModule;
 const qm: Json = queueModule;
 const {
+	errorWorkflowMessages,
 	postSigned,
 	readFixture,
+	refusalReportOf,
 	report,
 	sendAsOtherSender,
 	waitFor,
+	watchedCopy,
 	writeBackPayload: writeBack,
 }: Json = helpersModule;
 const {
@@ -56,6 +59,17 @@ const {
 }: Json = queueHelpersModule;
 
 const SLOW_WRITE_BACK = readFixture('write-back-slow.json');
+const ERROR_WORKFLOW = readFixture('error-workflow.json');
+/** A write back whose workflow names an Error Workflow, for the reports of refused calls. */
+const WATCHED_WRITE_BACK = watchedCopy(
+	SLOW_WRITE_BACK,
+	{
+		id: 'ccE2eQueueWriteBackWatched',
+		name: 'e2e queue: write back watched by an Error Workflow',
+		webhookId: 'e2e00000-0000-4000-8000-0000000000c2',
+	},
+	ERROR_WORKFLOW.id,
+);
 const SEND_CAMPAIGN = readFixture('send-campaign.json');
 const WRITES_TABLE = helpersModule.SLOW_WRITE_BACK_TABLE;
 const EXAMPLE_WRITE_BACK = 'ccExWriteBack';
@@ -261,8 +275,8 @@ beforeAll(async () => {
 	stack = await qm
 		.startQueueStack({
 			stateDir,
-			extraWorkflows: [SLOW_WRITE_BACK, SEND_CAMPAIGN],
-			activate: [SLOW_WRITE_BACK.id, SEND_CAMPAIGN.id],
+			extraWorkflows: [SLOW_WRITE_BACK, SEND_CAMPAIGN, WATCHED_WRITE_BACK, ERROR_WORKFLOW],
+			activate: [SLOW_WRITE_BACK.id, SEND_CAMPAIGN.id, WATCHED_WRITE_BACK.id],
 			dataTables: [WRITES_TABLE],
 			workerEnv: WORKER_ENV,
 			log: (line: string) => report(`[queue] ${line}`),
@@ -271,6 +285,8 @@ beforeAll(async () => {
 			report(`[queue] could not start queue mode: ${error.message}`);
 			throw error;
 		});
+	// n8n 2.x runs only a published Error Workflow (workflow-execution.service.js loadErrorWorkflowData).
+	await rt.activateWorkflow(stack.main, ERROR_WORKFLOW.id);
 	figure(
 		'stack start (install check, build, PostgreSQL, Redis, 5 n8n processes)',
 		`${Math.round((Date.now() - started) / 1000)} s`,
@@ -849,7 +865,7 @@ describe('queue mode: lookup and signatures', () => {
 		});
 	});
 
-	test('6. unsigned and tampered write backs to either webhook process get 401 and start no execution', async () => {
+	test("6. unsigned and tampered write backs to either webhook process get 401 and run none of the workflow's nodes (at most one report per cause per process)", async () => {
 		const before = (await executionsOf(EXAMPLE_WRITE_BACK)).length;
 		const key = `q6-${Date.now()}`;
 		const statuses: number[] = [];
@@ -878,8 +894,44 @@ describe('queue mode: lookup and signatures', () => {
 		);
 		expect(ok.status).toBe(200);
 		const executions = await settledExecutions(EXAMPLE_WRITE_BACK, before + 1);
-		expect(executions.length).toBe(before + 1);
+		// Each webhook process reports each cause (unsigned; tampered) once, as a run failed at
+		// the trigger; a report of either cause within 5 minutes before leaves none.
+		const reports = executions.slice(0, executions.length - before).filter(refusalReportOf);
+		expect(executions.length - reports.length).toBe(before + 1);
+		expect(reports.length).toBeLessThanOrEqual(4);
 		expect(executions.some((e) => keyOf(e, EXAMPLE_TRIGGER) === key)).toBe(false);
+	});
+});
+
+describe('queue mode: refused calls reported in n8n', () => {
+	test('6b. a rotated signing secret: 60 write backs to both webhook processes answered 401, at most one report per webhook process, run on a worker and failed at the trigger; the Error Workflow runs within 90 s', async () => {
+		const stamp = Date.now();
+		const hooks = urls(WATCHED_WRITE_BACK.id);
+		const statuses: number[] = [];
+		for (let i = 0; i < 60; i++) {
+			const key = `q6b-${stamp}-${i}`;
+			const answer = await postSigned(hooks[i % hooks.length], writeBack(key, `conv-${key}`), {
+				secret: 'ab'.repeat(32),
+			});
+			statuses.push(answer.status);
+		}
+		expect(new Set(statuses)).toEqual(new Set([401]));
+		await waitFor(
+			async () =>
+				(await errorWorkflowMessages(stack.main, ERROR_WORKFLOW.id)).some((m: string) =>
+					/^The signature did not match/.test(m),
+				),
+			{ what: 'the Error Workflow run', timeoutMs: 90_000, intervalMs: 1000 },
+		);
+		figure('6b. Error Workflow run after the first refused call', `${Date.now() - stamp} ms`);
+		const executions = await settledExecutions(WATCHED_WRITE_BACK.id, 1);
+		const reports = executions.map(refusalReportOf).filter(Boolean) as Json[];
+		figure('6b. reports of 60 refused calls (2 webhook processes)', reports.length);
+		expect(executions.length).toBe(reports.length);
+		expect(reports.length).toBeGreaterThanOrEqual(1);
+		expect(reports.length).toBeLessThanOrEqual(hooks.length);
+		for (const error of reports)
+			expect(error.message).toMatch(/^The signature did not match the secret key/);
 	});
 });
 

@@ -13,8 +13,15 @@ import * as helpersModule from './helpers';
 type Json = Record<string, any>;
 const rt: Json = runtimeModule;
 const local: Json = localModule;
-const { freshStateDir, postSigned, report, startEchoServer, waitFor, writeBackPayload }: Json =
-	helpersModule;
+const {
+	freshStateDir,
+	postSigned,
+	refusalReportOf,
+	report,
+	startEchoServer,
+	waitFor,
+	writeBackPayload,
+}: Json = helpersModule;
 
 const DAY_S = 24 * 60 * 60;
 const WRITE_BACK_SECRET = {
@@ -303,7 +310,16 @@ describe('the record credential in a real n8n', () => {
 			second,
 		);
 		expect(await rt.listExecutions(instance(), { workflowId: second })).toHaveLength(0);
-		expect(await rt.listExecutions(instance(), { workflowId })).toHaveLength(1);
+		// The refused delivery ran nothing: it is reported as a run that failed at the trigger.
+		const executions = await rt.listExecutions(instance(), { workflowId, includeData: true });
+		const reports = executions.map(refusalReportOf).filter(Boolean);
+		expect(executions.length - reports.length).toBe(1);
+		expect(reports.map((error: Json) => error.message)).toEqual([
+			expect.stringMatching(/^The record's n8n API key expired or was revoked \(.*expired on/),
+		]);
+		expect(rt.readLog(instance())).toMatch(
+			/Contact Center Trigger ".*": The record's n8n API key expired or was revoked/,
+		);
 	});
 	test('a key revoked while n8n runs (one process, index of the record loaded): the delivery running then is answered 200 after its run and counts as done in the process (its redelivery a duplicate), the next ones 503 without a run until a record call succeeds', async () => {
 		const { rawApiKey, label } = await rt.createApiKey(instance(), instance().cookie, {
@@ -354,7 +370,17 @@ describe('the record credential in a real n8n', () => {
 			expect(answer.status).toBe(503);
 			expect(answer.json?.message).toMatch(/could not be read.*401/);
 		}
-		const runs = await rt.listExecutions(instance(), { workflowId, includeData: true });
+		const executions = await rt.listExecutions(instance(), { workflowId, includeData: true });
+		const reports = executions.map(refusalReportOf).filter(Boolean);
+		expect(reports.map((error: Json) => error.message)).toEqual([
+			expect.stringMatching(
+				/^The record's n8n API key expired or was revoked .*: 1 call to the write back URL refused \(503\)/,
+			),
+		]);
+		expect(reports[0].description).toMatch(
+			/1 processed write back is kept as done only in this n8n process's memory/,
+		);
+		const runs = executions.filter((execution: Json) => !refusalReportOf(execution));
 		const ranKeys = runs.map(
 			(execution: Json) =>
 				execution.data?.resultData?.runData?.['Write back']?.[0]?.data?.main?.[0]?.[0]?.json
