@@ -88,7 +88,7 @@ async function keepOneCredentialOfEachType() {
 }
 
 describe('the "Contact Center Record API" credential dialog', () => {
-	test('Create credential, "Contact Center Record": the dialog says where the key comes from, above n8n API URL, n8n API Key, Data Table Name', async () => {
+	test('Create credential, "Contact Center Record": the dialog says where the key comes from, above n8n API URL, n8n API Key, Data Table Name, Storage Limit (MB)', async () => {
 		const offered: string[] = await dialog.openNewCredential(
 			page,
 			instance.baseUrl,
@@ -98,7 +98,12 @@ describe('the "Contact Center Record API" credential dialog', () => {
 		expect(offered).toContain(RECORD_CREDENTIAL);
 		const form: Json = await dialog.credentialForm(page);
 		log(`dialog: ${JSON.stringify(form)}`);
-		expect(form.fields).toEqual(['n8n API URL', 'n8n API Key', 'Data Table Name']);
+		expect(form.fields).toEqual([
+			'n8n API URL',
+			'n8n API Key',
+			'Data Table Name',
+			'Storage Limit (MB)',
+		]);
 		expect(form.notices).toEqual([
 			expect.stringContaining('Settings -> n8n API -> Create API key'),
 		]);
