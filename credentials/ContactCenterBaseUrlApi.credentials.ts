@@ -24,7 +24,7 @@ export class ContactCenterBaseUrlApi implements ICredentialType {
 	};
 
 	documentationUrl =
-		'https://github.com/n8n-nodes-contact-center/n8n-nodes-contact-center#contact-center-oauth2-api';
+		'https://github.com/n8n-nodes-contact-center/n8n-nodes-contact-center/blob/main/docs/credentials.md';
 
 	properties: INodeProperties[] = [
 		{

@@ -24,7 +24,7 @@ export class ContactCenterRecordApi implements ICredentialType {
 	};
 
 	documentationUrl =
-		'https://github.com/n8n-nodes-contact-center/n8n-nodes-contact-center?tab=readme-ov-file#contact-center-record-api';
+		'https://github.com/n8n-nodes-contact-center/n8n-nodes-contact-center/blob/main/docs/credentials.md';
 
 	properties: INodeProperties[] = [
 		{

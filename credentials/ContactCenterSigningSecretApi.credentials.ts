@@ -17,7 +17,7 @@ export class ContactCenterSigningSecretApi implements ICredentialType {
 	};
 
 	documentationUrl =
-		'https://github.com/n8n-nodes-contact-center/n8n-nodes-contact-center?tab=readme-ov-file#contact-center-signing-secret-api';
+		'https://github.com/n8n-nodes-contact-center/n8n-nodes-contact-center/blob/main/docs/credentials.md';
 
 	properties: INodeProperties[] = [
 		{

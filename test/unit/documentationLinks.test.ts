@@ -52,11 +52,16 @@ describe('documentation links', () => {
 		expect(documentation.headingAnchor('`npm start`')).toBe('npm-start');
 	});
 
-	it.each(documentationUrls)('%s links to a README heading that exists: %s', (_, url) => {
-		const match = /^(https:\/\/github\.com\/[^?#]+)(?:\?tab=readme-ov-file)?#(.+)$/.exec(url);
-		expect(match?.[1]).toBe(repositoryUrl);
-		expect([...documentation.anchorsOf('README.md')]).toContain(match?.[2]);
-	});
+	// n8n appends `?utm_source=…` to these URLs: after a `#` it would become part of the fragment,
+	// and the page would open at its top. So each links a docs page, without a fragment.
+	it.each(documentationUrls)(
+		'%s links to a docs page that exists, without a fragment: %s',
+		(_, url) => {
+			const match = /^(https:\/\/github\.com\/[^?#]+)\/blob\/main\/(docs\/[a-z-]+\.md)$/.exec(url);
+			expect(match?.[1]).toBe(repositoryUrl);
+			expect(documentation.markdownFiles()).toContain(match?.[2]);
+		},
+	);
 
 	it.each(documentation.markdownFiles())('every relative link of %s resolves', (file) => {
 		expect(documentation.brokenRelativeLinksOf(file)).toEqual([]);
