@@ -30,7 +30,7 @@ describe('buildTemplateShorthand', () => {
 		['template name', { templateName: 'x))&y' }, 'Template Name', '))&'],
 		['language', { language: '[[en' }, 'Language', '[['],
 		['fallback', { fallback: 'hi &((' }, 'Fallback Text', '&(('],
-		['body variable', { bodyVariables: ['ok', 'tail]'] }, 'Body Variable 2', ']'],
+		['body variable', { bodyVariables: ['ok', 'tail]'] }, 'Body Variables: Value 2', ']'],
 	])(
 		'refuses a %s that would change the structure, naming the field',
 		(_, change, field, sequence) => {
@@ -52,7 +52,7 @@ describe('buildTemplateShorthand', () => {
 		[{ namespace: ' ' }, 'Namespace'],
 		[{ templateName: '' }, 'Template Name'],
 		[{ language: '' }, 'Language'],
-		[{ bodyVariables: [''] }, 'Body Variable 1'],
+		[{ bodyVariables: [''] }, 'Body Variables: Value 1'],
 	])('refuses an empty mandatory value: %p', (change, field) => {
 		expect(() => buildTemplateShorthand({ ...base, ...change })).toThrow(`'${field}' is empty`);
 	});

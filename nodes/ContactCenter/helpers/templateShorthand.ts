@@ -63,7 +63,7 @@ export function buildTemplateShorthand(template: WhatsAppTemplate): string {
 	checkValue('Fallback Text', fallback);
 	checkValue('Language', template.language);
 	template.bodyVariables.forEach((variable, index) =>
-		checkValue(`Body Variable ${index + 1}`, variable),
+		checkValue(`Body Variables: Value ${index + 1}`, variable),
 	);
 
 	const parameters = [

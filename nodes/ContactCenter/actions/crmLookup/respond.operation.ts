@@ -19,7 +19,7 @@ const show = { show: { resource: ['crmLookup'], operation: ['respond'] } };
 export const description: INodeProperties[] = [
 	{
 		displayName:
-			'Answers the lookup that started this workflow: the Contact Center Trigger must use Endpoint "Lookup". Only the first item answers; all items are passed on. If the run ends without reaching this node, the trigger answers as set in its "If No Response Is Sent" (404 by default).',
+			'Answers the lookup that started this workflow: the Contact Center Trigger must have Trigger On "Lookup". Only the first item answers; all items are passed on. If the run ends without reaching this node, the trigger answers as set in its "If No Response Is Sent" (404 by default).',
 		name: 'respondNotice',
 		type: 'notice',
 		default: '',
@@ -204,7 +204,7 @@ const isLookupTrigger = (node: { type: string; parameters?: IDataObject }) =>
 	(node.parameters?.endpoint === undefined || node.parameters.endpoint === 'lookup');
 
 /**
- * Answers the lookup through `sendResponse`: while the Contact Center Trigger (Endpoint: Lookup)
+ * Answers the lookup through `sendResponse`: while the Contact Center Trigger (Trigger On: Lookup)
  * waits in n8n's "responseNode" mode, n8n resolves the HTTP answer with the first response a node
  * sends. Only the first item answers, as in n8n's Respond to Webhook; all items are passed on.
  */
@@ -231,7 +231,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 	if (!parents.some(isLookupTrigger)) {
 		this.addExecutionHints({
 			message:
-				'No Contact Center Trigger with Endpoint "Lookup" starts this workflow, so this answer reaches no lookup',
+				'No Contact Center Trigger with Trigger On "Lookup" starts this workflow, so this answer reaches no lookup',
 			location: 'outputPane',
 		});
 	}

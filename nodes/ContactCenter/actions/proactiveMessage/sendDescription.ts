@@ -66,7 +66,7 @@ export const description: INodeProperties[] = [
 		default: '',
 		placeholder: 'e.g. +31612345678',
 		description:
-			'The contact to message. A phone number starts with + and the country code. The contact must have opted in to proactive messages.',
+			'A phone number with + and the country code, or a contact reference. Six or more digits without the + are refused before sending; the contact must have opted in.',
 		displayOptions: show(),
 	},
 	{
