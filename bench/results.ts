@@ -51,6 +51,7 @@ const ORDER = [
 	'webhook',
 	'write-back-baseline',
 	'record',
+	'record-size',
 	'public-api-cost',
 	'queue-busy-hour',
 	'queue-mode',
