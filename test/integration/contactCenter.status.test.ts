@@ -240,6 +240,23 @@ describe('Contact Center: Get Status and Get Failed', () => {
 		});
 		expect(json[2]).toMatchObject({ error: "'Correlation ID' is empty" });
 	});
+
+	it("takes the correlation ID from Send's output by default; an expression that finds nothing is refused as empty before any call, never sent as 'undefined'", async () => {
+		const [id] = await send(['+15551234567']);
+		const before = fixture.sim.requests.length;
+		const { json, error } = await runContactCenter(
+			fixture.credentials,
+			{ resource: 'proactiveMessage', operation: 'getStatus' },
+			[{ correlationId: id }, { contact: '+15551234567' }],
+			true,
+		);
+		expect(error).toBeUndefined();
+		expect(json[0]).toMatchObject({ correlationId: id, total: 1 });
+		expect(json[1]).toMatchObject({ error: "'Correlation ID' is empty" });
+		expect(fixture.sim.requests.slice(before).map((r) => r.path)).toEqual([
+			`/proactive-messaging/${id}`,
+		]);
+	});
 });
 
 describe('Contact Center: credentials', () => {

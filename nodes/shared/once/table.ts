@@ -313,7 +313,9 @@ export async function keepTrying(
 		await sleep(Math.min(60_000, recordTiming.pendingRetryMs * 2 ** tries));
 		try {
 			await write();
-			context.logger.info(`Contact Center record: ${what} after ${tries + 1} more tries`);
+			context.logger.info(
+				`Contact Center record: resolved: ${what} after ${tries + 1} more tries; it no longer depends on this process's memory`,
+			);
 			return;
 		} catch (error) {
 			context.logger.debug(

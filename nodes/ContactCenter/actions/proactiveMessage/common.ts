@@ -14,10 +14,9 @@ export function correlationIdProperty(operation: string): INodeProperties {
 		name: 'correlationId',
 		type: 'string',
 		required: true,
-		default: '',
+		default: '={{ $json.correlationId }}',
 		placeholder: 'e.g. 3f2a9c4e-8b1d-4e6f-9a2b-7c5d1e0f4a3b',
-		description:
-			'The correlationId that Send returned, usually dragged in from the output of the Send step',
+		description: "The correlationId that Send returned; the default takes it from Send's output",
 		displayOptions: { show: { resource: ['proactiveMessage'], operation: [operation] } },
 	};
 }
@@ -43,9 +42,14 @@ export function readSentToContact(this: IExecuteFunctions, itemIndex: number): s
 	return value === undefined || value === null ? '' : String(value).trim();
 }
 
-/** The value as entered, for error messages and failed rows: it never throws. */
+/**
+ * The value as entered, for error messages and failed rows: it never throws. An expression that
+ * found nothing reads as empty, never as the text "undefined" or "null".
+ */
 export function correlationIdAsEntered(this: IExecuteFunctions, itemIndex: number): string {
-	return String(this.getNodeParameter('correlationId', itemIndex, '')).trim();
+	const value = this.getNodeParameter('correlationId', itemIndex, '') as unknown;
+	const text = value === undefined || value === null ? '' : String(value).trim();
+	return text === 'undefined' || text === 'null' ? '' : text;
 }
 
 export function readCorrelationId(this: IExecuteFunctions, itemIndex: number): string {
@@ -53,7 +57,7 @@ export function readCorrelationId(this: IExecuteFunctions, itemIndex: number): s
 	if (correlationId === '') {
 		throw new NodeOperationError(this.getNode(), "'Correlation ID' is empty", {
 			description:
-				'Map the correlationId that Send returned, for example {{ $json.correlationId }}',
+				"Map the correlationId that Send returned, for example {{ $json.correlationId }} (the default) right after Send; after other nodes, {{ $('Send').item.json.correlationId }} with the name of your Send node. Nothing was called.",
 			itemIndex,
 		});
 	}

@@ -19,6 +19,14 @@ import { getStatusOverview } from './getStatus.operation';
 export const NOT_RECEIVED_STATUSES: readonly string[] = ['FAILED', 'DELIVERING_FAILED'];
 
 export const description: INodeProperties[] = [
+	{
+		displayName:
+			"Gives no item when no message failed. To let the workflow go on then, turn on Always Output Data in this node's Settings.",
+		name: 'getFailedNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { resource: ['proactiveMessage'], operation: ['getFailed'] } },
+	},
 	correlationIdProperty('getFailed'),
 	sentToContactProperty(
 		'getFailed',
