@@ -161,7 +161,14 @@ export async function receiveWriteBack(
 			begun = await once.begin(context, workOf(context, key), 'writeBack');
 		} catch (error) {
 			// Without the record a run could not be kept to once: not run, the service delivers again.
-			return refuse(context, 'writeBack', recordRefusal(error as NodeOperationError));
+			return refuse(
+				context,
+				'writeBack',
+				recordRefusal(
+					error as NodeOperationError,
+					once.keptOnlyInMemory(writeBackScopeOf(context)),
+				),
+			);
 		}
 		if (begun.state === 'done') return answerStatus(context, 'duplicate', key);
 		if (begun.state === 'running') return answerStatus(context, 'inProgress', key);
@@ -223,7 +230,7 @@ export async function runWriteBack(
 const SIZE_LIMIT_FIGURES = /(\d+(?:\.\d+)?)\s*MB used, limit is (\d+(?:\.\d+)?)\s*MB/i;
 
 /** A delivery refused because the record could not be used, in the user's words. */
-function recordRefusal(error: NodeOperationError): Refusal {
+function recordRefusal(error: NodeOperationError, kept: number): Refusal {
 	const detail = error.message;
 	const cause = recordFailureCauseOf(error);
 	const figures = SIZE_LIMIT_FIGURES.exec(detail);
@@ -234,7 +241,6 @@ function recordRefusal(error: NodeOperationError): Refusal {
 		apiRateLimited: `n8n's API rate-limited the write back record's calls (${detail})`,
 		recordUnusable: `The write back record could not be used (${detail})`,
 	};
-	const kept = once.keptOnlyInMemory();
 	const keptText =
 		kept === 0
 			? ''

@@ -235,6 +235,6 @@ export const once = {
 
 	warnIfStorageNearlyFull,
 
-	/** How many pieces of work this process counts as done whose row n8n's API has not taken yet. */
+	/** How many pieces of work of a scope this process counts as done whose row n8n has not taken yet. */
 	keptOnlyInMemory: record.keptOnlyInMemory,
 };

@@ -189,7 +189,9 @@ async function claimOnce(
 }
 
 export const record = {
-	keptOnlyInMemory: (): number => pendingDone.size,
+	/** How many keys of the scope this process counts as done whose row n8n has not taken yet. */
+	keptOnlyInMemory: (scope: string): number =>
+		[...pendingDone.keys()].filter((rowKey) => rowKey.startsWith(`${scope}|`)).length,
 
 	/** Checks that the record can be used, creating its data table; throws a node error if not. */
 	async ensureReady(context: IHookFunctions): Promise<void> {
