@@ -39,7 +39,7 @@ export class ContactCenterTrigger implements INodeType {
 			'={{ {"lookup": "Lookup", "writeBack": "Write Back", "notification": "Notification"}[$parameter["endpoint"]] }}',
 		// n8n's nodes panel shows this text for the action node and its trigger together.
 		description:
-			'Start workflows from contact center CRM calls (lookups, conversation write backs, notifications); send SMS and WhatsApp messages and read metrics with the Contact Center node',
+			'Send SMS and WhatsApp messages, read real-time metrics, and start workflows from contact center CRM calls (lookups, conversation write backs, notifications)',
 		defaults: {
 			name: 'Contact Center Trigger',
 		},

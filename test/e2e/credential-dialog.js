@@ -300,6 +300,8 @@ async function createRecordKeyAsTheReadmeSays(page, baseUrl, log) {
 	await log.click(await page.waitForSelector(KEY_SELECTORS.copy, { visible: true }), 'copy');
 	await sleep(SETTLE_MS);
 	const key = await page.evaluate(async () => await navigator.clipboard.readText());
+	// "API key created successfully" stays open until Done.
+	await log.click(await visibleWithText(page, KEY_SELECTORS.modalButton, 'Done'));
 	return { key, scopesCount };
 }
 

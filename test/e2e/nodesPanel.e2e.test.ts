@@ -32,6 +32,7 @@ const WORDS = [
 	'send sms',
 	'sms message',
 	'bulk sms',
+	'campaign',
 	'text message',
 	'send text',
 	'whatsapp',
@@ -70,6 +71,7 @@ const WORDS = [
 	'agent availability',
 	'response time',
 	'handle time',
+	'wait time',
 	// Respond to Lookup and the trigger's endpoints
 	'crm',
 	'lookup',

@@ -7,6 +7,7 @@ import type {
 	IExecuteResponsePromiseData,
 	INodeExecutionData,
 	ITaskDataConnections,
+	NodeExecutionHint,
 } from 'n8n-workflow';
 
 import { createCredentialStore } from './credential-store';
@@ -27,6 +28,8 @@ export interface RunNodeResult {
 	sentResponses: IExecuteResponsePromiseData[];
 	/** The workflow static data after the run (the `staticData` option when given). */
 	staticData: IDataObject;
+	/** The execution hints the node added (shown under its output). */
+	hints: NodeExecutionHint[];
 }
 
 /**
@@ -71,9 +74,9 @@ export async function runNode(options: RunNodeOptions): Promise<RunNodeResult> {
 
 	try {
 		const output = (await nodeType.execute.call(context)) as INodeExecutionData[][] | null;
-		return { output, sentResponses, staticData };
+		return { output, sentResponses, staticData, hints: context.hints };
 	} catch (error) {
-		return { output: null, error: error as Error, sentResponses, staticData };
+		return { output: null, error: error as Error, sentResponses, staticData, hints: context.hints };
 	} finally {
 		await Promise.all(closeFunctions.map(async (close) => await close()));
 	}

@@ -6,6 +6,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { recordTiming } from '../../nodes/shared/once/failure';
+import { resetStorageUsage } from '../../nodes/shared/once/storage';
 import { startSimulator } from '../simulator';
 import { runContactCenter, sendParameters, type Simulator } from './contactCenterFixture';
 import { FAULT_PATTERNS, RECORD_TABLE, useRecordApi } from './recordFaults';
@@ -137,6 +138,32 @@ describe('Send Once with n8n API faults in the record calls', () => {
 				apiKey: fixture.apiKey,
 				dataTableName: RECORD_TABLE,
 			});
+		}
+	});
+});
+
+describe("Send Once at n8n's data table storage warning level", () => {
+	test("a run warns under its output, naming the used and the maximum size, from 80 % of the record credential's Storage Limit; it still sends", async () => {
+		const record = fixture.credentials.get('contactCenterRecordApi') ?? {};
+		// The stand-in's tables take 8 KB each and more per row: a 1 KB limit is past 80 %.
+		fixture.credentials.set('contactCenterRecordApi', { ...record, storageLimitMb: 0.001 });
+		// The record's table exists (an earlier run), and the sizes are read afresh.
+		await sendTo(contactsOf(1));
+		resetStorageUsage();
+		try {
+			const contacts = contactsOf(2);
+			const { json, hints } = await sendTo(contacts);
+			expect(json.map((item) => item.outcome)).toEqual(['sent', 'sent']);
+			expect(hints).toEqual([
+				expect.objectContaining({
+					type: 'warning',
+					message: expect.stringMatching(
+						/^n8n's data table storage is nearly full: .* of its 0\.0 MB limit used/,
+					),
+				}),
+			]);
+		} finally {
+			fixture.credentials.set('contactCenterRecordApi', record);
 		}
 	});
 });

@@ -27,6 +27,11 @@ interface Usage {
 /** Sizes read, by record (cacheKey). */
 const usages = new Map<string, Usage>();
 
+/** For tests: forgets the sizes read. */
+export function resetStorageUsage(): void {
+	usages.clear();
+}
+
 const mb = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 
 async function readUsedBytes(context: IExecuteFunctions, target: RecordTarget): Promise<number> {
