@@ -589,8 +589,25 @@ async function stopServer(instance, { graceMs = 15000 } = {}) {
 
 const BROWSER_ID = 'n8n-nodes-contact-center-scripts';
 
+/**
+ * fetch, trying an idempotent request (GET, HEAD) again when n8n closed or reset its socket before
+ * answering ("fetch failed", "other side closed"), as a busy n8n sometimes does: up to 3 more tries,
+ * 250 ms apart and doubling. Any answer, and any failure of another method, goes to the caller.
+ */
+async function fetchRetryingIdempotent(url, init) {
+	const idempotent = ['GET', 'HEAD'].includes(String(init.method ?? 'GET').toUpperCase());
+	for (let retry = 0; ; retry++) {
+		try {
+			return await fetch(url, init);
+		} catch (error) {
+			if (!idempotent || retry >= 3) throw error;
+			await sleep(250 * 2 ** retry);
+		}
+	}
+}
+
 async function restCall(instance, method, route, { body, cookie } = {}) {
-	const res = await fetch(`${instance.baseUrl}/rest${route}`, {
+	const res = await fetchRetryingIdempotent(`${instance.baseUrl}/rest${route}`, {
 		method,
 		headers: {
 			'content-type': 'application/json',
@@ -668,7 +685,7 @@ async function setupAccess(instance, owner) {
 
 async function publicApi(instance, method, route, body) {
 	if (!instance.apiKey) throw new Error('no API key: call setupAccess first');
-	const res = await fetch(`${instance.baseUrl}/api/v1${route}`, {
+	const res = await fetchRetryingIdempotent(`${instance.baseUrl}/api/v1${route}`, {
 		method,
 		headers: {
 			'X-N8N-API-KEY': instance.apiKey,
