@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: a local HTTP server in jest, never inside n8n */
 /**
  * The test scripts' calls to n8n's public API ride out a socket n8n closes before answering, for
  * idempotent requests only: a GET is tried again, a POST is not (it may have been carried out).
