@@ -311,7 +311,13 @@ describe('the record credential in a real n8n', () => {
 		);
 		expect(await rt.listExecutions(instance(), { workflowId: second })).toHaveLength(0);
 		// The refused delivery ran nothing: it is reported as a run that failed at the trigger.
-		const executions = await rt.listExecutions(instance(), { workflowId, includeData: true });
+		const executions = await waitFor(
+			async () => {
+				const list = await rt.listExecutions(instance(), { workflowId, includeData: true });
+				return list.some(refusalReportOf) ? list : undefined;
+			},
+			{ what: 'the report of the refused delivery' },
+		);
 		const reports = executions.map(refusalReportOf).filter(Boolean);
 		expect(executions.length - reports.length).toBe(1);
 		expect(reports.map((error: Json) => error.message)).toEqual([
@@ -370,7 +376,14 @@ describe('the record credential in a real n8n', () => {
 			expect(answer.status).toBe(503);
 			expect(answer.json?.message).toMatch(/could not be read.*401/);
 		}
-		const executions = await rt.listExecutions(instance(), { workflowId, includeData: true });
+		// The report's run is started by the refused call and may be listed a moment later.
+		const executions = await waitFor(
+			async () => {
+				const list = await rt.listExecutions(instance(), { workflowId, includeData: true });
+				return list.some(refusalReportOf) ? list : undefined;
+			},
+			{ what: 'the report of the refused deliveries' },
+		);
 		const reports = executions.map(refusalReportOf).filter(Boolean);
 		expect(reports.map((error: Json) => error.message)).toEqual([
 			expect.stringMatching(

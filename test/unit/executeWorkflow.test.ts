@@ -1,7 +1,8 @@
-import { executeWorkflow } from '../../scripts/lib/n8n-runtime';
+import { executeWorkflow, n8nCli } from '../../scripts/lib/n8n-runtime';
 import { instanceWhoseCliEnds } from './fakeN8nCli';
 
-const execute = async (ending: string) => await executeWorkflow(instanceWhoseCliEnds(ending), 'wf1');
+const execute = async (ending: string) =>
+	await executeWorkflow(instanceWhoseCliEnds(ending), 'wf1');
 
 describe('a workflow executed with the n8n CLI', () => {
 	it('counts a run n8n printed as finished, also when n8n then died while exiting', async () => {
@@ -23,5 +24,15 @@ describe('a workflow executed with the n8n CLI', () => {
 				crashedOnExit: null,
 			});
 		}
+	});
+});
+
+describe('an import with the n8n CLI', () => {
+	it('counts an import n8n printed as done, also when n8n then died while exiting; not one it did not finish', async () => {
+		const imported = await n8nCli(instanceWhoseCliEnds('importedThenCrash'), ['import:workflow']);
+		expect(imported).toMatchObject({ signal: 'SIGSEGV' });
+		await expect(
+			n8nCli(instanceWhoseCliEnds('crashMidImport'), ['import:workflow']),
+		).rejects.toThrow(/import:workflow exited with SIGSEGV/);
 	});
 });

@@ -1,4 +1,4 @@
-/** A stand-in for `n8n execute --rawOutput` that ends the way n8n's CLI was seen to end. */
+/** A stand-in for `n8n execute --rawOutput` and `n8n import:…` that ends the way n8n's CLI was seen to end. */
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -13,7 +13,8 @@ const failedRun = {
 	status: 'error',
 	finished: false,
 };
-const print = (run) => `process.stdout.write(${JSON.stringify(`${JSON.stringify(run, null, 2)}\n`)});`;
+const print = (run) =>
+	`process.stdout.write(${JSON.stringify(`${JSON.stringify(run, null, 2)}\n`)});`;
 const segfault = "process.kill(process.pid, 'SIGSEGV');";
 
 /** What the fake CLI prints and how it ends, by name. */
@@ -23,6 +24,8 @@ const ENDINGS = {
 	crashMidRun: `process.stdout.write('{\\n  "data": {\\n'); ${segfault}`,
 	failedThenCrash: `${print(failedRun)} ${segfault}`,
 	failed: `${print(failedRun)} process.exit(1);`,
+	importedThenCrash: `process.stdout.write('Successfully imported 1 workflow.\\n'); ${segfault}`,
+	crashMidImport: `process.stdout.write('Importing 1 workflows...\\n'); ${segfault}`,
 };
 
 /** An instance for scripts/lib/n8n-runtime.js whose `n8n` ends as ENDINGS[ending] says. */
