@@ -115,7 +115,7 @@ const findCustomer = codeNode(
 const ccTrigger = (parameters: Record<string, unknown>) => ({
 	name: 'Contact Center Trigger',
 	type: `${CC}.contactCenterTrigger`,
-	typeVersion: 3,
+	typeVersion: 1,
 	parameters,
 	credentials: parameters.endpoint === 'writeBack' ? SIGNING_AND_RECORD : SIGNING,
 });
@@ -138,7 +138,7 @@ const RESPOND_TO_WEBHOOK = {
 const RESPOND_TO_LOOKUP = {
 	name: 'Answer the lookup',
 	type: `${CC}.contactCenter`,
-	typeVersion: 3,
+	typeVersion: 1,
 	parameters: {
 		resource: 'crmLookup',
 		operation: 'respond',

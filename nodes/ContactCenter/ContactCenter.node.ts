@@ -21,7 +21,7 @@ export class ContactCenter implements INodeType {
 			dark: 'file:../../icons/contactCenter.dark.svg',
 		},
 		group: ['output'],
-		version: 3,
+		version: 1,
 		// n8n names a node added from the panel after its action ("Send message"), so the subtitle says
 		// what that name does not: the medium, the metric, the number of metrics, the answer. Every
 		// branch of the object is evaluated, so none may throw.

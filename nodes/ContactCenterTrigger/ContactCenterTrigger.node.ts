@@ -34,7 +34,7 @@ export class ContactCenterTrigger implements INodeType {
 			dark: 'file:../../icons/contactCenter.dark.svg',
 		},
 		group: ['trigger'],
-		version: 3,
+		version: 1,
 		subtitle:
 			'={{ {"lookup": "Lookup", "writeBack": "Write Back", "notification": "Notification"}[$parameter["endpoint"]] }}',
 		// n8n's nodes panel shows this text for the action node and its trigger together.

@@ -64,7 +64,7 @@ export interface LookupHttpResponse extends IDataObject {
 }
 
 /**
- * Set in the run's flow context by "Respond to Lookup", so that the trigger (version 2) answers
+ * Set in the run's flow context by "Respond to Lookup", so that the trigger answers
  * with its fallback only when nothing answered.
  */
 export const LOOKUP_ANSWERED_FLAG = 'contactCenterLookupAnswered';

@@ -23,7 +23,7 @@ class MetricProbe implements INodeType {
 		displayName: 'Metric Probe',
 		name: 'metricProbe',
 		group: ['transform'],
-		version: [1, 2],
+		version: 1,
 		description: 'Harness test node',
 		defaults: { name: 'Metric Probe' },
 		inputs: [NodeConnectionTypes.Main],
@@ -58,7 +58,7 @@ class MetricProbe implements INodeType {
 					},
 				)) as { dataPoint: { value: number } };
 				results.push({
-					json: { value: response.dataPoint.value, typeVersion: this.getNode().typeVersion },
+					json: { value: response.dataPoint.value },
 					pairedItem: { item: itemIndex },
 				});
 			} catch (error) {
@@ -125,7 +125,7 @@ describe('test harness: runNode through n8n-core', () => {
 		});
 
 		expect(error).toBeUndefined();
-		expect(output?.[0][0].json).toEqual({ value: expect.any(Number), typeVersion: 2 });
+		expect(output?.[0][0].json).toEqual({ value: expect.any(Number) });
 		expect(sim.counters.tokenRequests).toBe(1);
 		expect(credentials.get('contactCenterOAuth2Api')?.oauthTokenData).toMatchObject({
 			access_token: expect.any(String),
@@ -164,14 +164,18 @@ describe('test harness: runNode through n8n-core', () => {
 	it('resolves parameter expressions against the input items', async () => {
 		const { output, error } = await runNode({
 			nodeType: new MetricProbe(),
-			typeVersion: 1,
 			parameters: { presence: '={{ $json.presence }}' },
 			inputItems: [{ json: { presence: 'available' } }, { json: { presence: 'away' } }],
 			credentials,
 		});
 
 		expect(error).toBeUndefined();
-		expect(output?.[0].map(({ json }) => json.typeVersion)).toEqual([1, 1]);
+		expect(output?.[0]).toHaveLength(2);
+		const presences = sim.requests
+			.filter((request) => request.path === '/reporting-metrics/agent-availability')
+			.slice(-2)
+			.map((request) => request.query.userPresenceStatus);
+		expect(presences).toEqual(['available', 'away']);
 	});
 
 	it('returns the error when the node throws and continueOnFail is off', async () => {

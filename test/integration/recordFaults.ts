@@ -210,7 +210,7 @@ export function writeBackFlow(credentials: CredentialStore, queueMode = false): 
 	return {
 		database: createFlowDatabase(),
 		triggerType: new ContactCenterTrigger(),
-		typeVersion: 3,
+		typeVersion: 1,
 		parameters: { endpoint: 'writeBack' },
 		credentials,
 		workflowId: queueMode ? 'queue-faults' : 'faults',

@@ -202,7 +202,7 @@ describe('Contact Center Trigger: how n8n serves each endpoint', () => {
 				getCredentials: async () => ({ secret }),
 				getNode: () => ({
 					name: 'Contact Center Trigger',
-					typeVersion: 3,
+					typeVersion: 1,
 					credentials: selected
 						? { contactCenterSigningSecretApi: { id: '1', name: 'secret' } }
 						: undefined,
@@ -572,7 +572,7 @@ function flowFor(
 	return {
 		database: createFlowDatabase(),
 		triggerType: new ContactCenterTrigger(),
-		typeVersion: 3,
+		typeVersion: 1,
 		parameters,
 		credentials: credentialStore,
 		workflowId: 'trigger-flow',

@@ -7,7 +7,7 @@ import {
 } from 'n8n-workflow';
 
 import { ContactCenter } from '../../nodes/ContactCenter/ContactCenter.node';
-import { MEDIUM_OPTIONS } from '../../nodes/ContactCenter/actions/proactiveMessage/sendDescription';
+import { MEDIUM_OPTIONS } from '../../nodes/ContactCenter/actions/proactiveMessage/send/description';
 import { METRIC_KEYS, METRICS } from '../../nodes/ContactCenter/helpers/metrics';
 
 const nodeType = new ContactCenter();
@@ -36,14 +36,14 @@ function canvasLabels(resource: string, operation: string, set: INodeParameters 
 			{ resource, operation, ...set },
 			true,
 			false,
-			{ typeVersion: 3 },
+			{ typeVersion: 1 },
 			description,
 		) ?? {};
 	const node: INode = {
 		id: 'node-id',
 		name: NodeHelpers.makeNodeName(parameters, description),
 		type: TYPE,
-		typeVersion: 3,
+		typeVersion: 1,
 		position: [0, 0],
 		parameters,
 	};

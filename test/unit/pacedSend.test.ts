@@ -3,8 +3,11 @@ import {
 	NO_FAILED_ATTEMPTS,
 	sendPaced,
 	type RetryPolicy,
-} from '../../nodes/ContactCenter/helpers/pacedSend';
-import { MAX_SEND_RETRIES, SendPacer } from '../../nodes/ContactCenter/helpers/sendPacing';
+} from '../../nodes/ContactCenter/actions/proactiveMessage/send/pacedSend';
+import {
+	MAX_SEND_RETRIES,
+	SendPacer,
+} from '../../nodes/ContactCenter/actions/proactiveMessage/send/pacing';
 import type { ServiceFailure } from '../../nodes/ContactCenter/helpers/serviceError';
 import { ServiceRequestError } from '../../nodes/ContactCenter/transport';
 

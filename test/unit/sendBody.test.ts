@@ -4,7 +4,7 @@ import {
 	metadataOf,
 	SendFieldError,
 	type MessageAddress,
-} from '../../nodes/ContactCenter/helpers/sendBody';
+} from '../../nodes/ContactCenter/actions/proactiveMessage/send/body';
 
 const address: MessageAddress = {
 	medium: 'TWILIO',

@@ -6,7 +6,7 @@ import {
 	sendOnceScopeOf,
 	sendOnceWindowMs,
 	sentDetailText,
-} from '../../nodes/ContactCenter/helpers/sendOnce';
+} from '../../nodes/ContactCenter/actions/proactiveMessage/send/onceSettings';
 
 const message = {
 	medium: 'TWILIO',

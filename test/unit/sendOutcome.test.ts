@@ -1,6 +1,6 @@
 import type { INode } from 'n8n-workflow';
 
-import { sentDetailText } from '../../nodes/ContactCenter/helpers/sendOnce';
+import { sentDetailText } from '../../nodes/ContactCenter/actions/proactiveMessage/send/onceSettings';
 import {
 	correlationIdOf,
 	outcomeOfError,
@@ -8,14 +8,14 @@ import {
 	skippedRow,
 	UnconfirmedSendError,
 	type MessageFields,
-} from '../../nodes/ContactCenter/helpers/sendOutcome';
+} from '../../nodes/ContactCenter/actions/proactiveMessage/send/outcome';
 import { ServiceRequestError } from '../../nodes/ContactCenter/transport';
 
 const node: INode = {
 	id: 'send',
 	name: 'Send',
 	type: 'n8n-nodes-contact-center.contactCenter',
-	typeVersion: 3,
+	typeVersion: 1,
 	position: [0, 0],
 	parameters: {},
 };

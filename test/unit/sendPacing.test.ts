@@ -6,7 +6,7 @@ import {
 	retryDelayMs,
 	sendIntervalMs,
 	SendPacer,
-} from '../../nodes/ContactCenter/helpers/sendPacing';
+} from '../../nodes/ContactCenter/actions/proactiveMessage/send/pacing';
 
 describe('send pacing', () => {
 	it('spaces N messages per W seconds W / N apart', () => {

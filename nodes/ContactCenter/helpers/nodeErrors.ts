@@ -2,7 +2,7 @@ import { NodeApiError, NodeOperationError, type INode, type JsonObject } from 'n
 
 import { ServiceRequestError } from '../transport';
 import { MetricParameterError } from './metrics';
-import { SendFieldError } from './sendBody';
+import { SendFieldError } from '../actions/proactiveMessage/send/body';
 import { mayHaveReachedService } from './serviceError';
 import { TemplateFieldError } from './templateShorthand';
 

@@ -2,7 +2,7 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import * as getFailed from './getFailed.operation';
 import * as getStatus from './getStatus.operation';
-import * as send from './send.operation';
+import * as send from './send/send.operation';
 
 export { getFailed, getStatus, send };
 

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { buildTemplateShorthand } from './templateShorthand';
+import { buildTemplateShorthand } from '../../../helpers/templateShorthand';
 
 export const MEDIUMS = ['MESSAGEBIRD', 'TWILIO', 'WHATSAPP'] as const;
 

@@ -1,13 +1,13 @@
 import { sleep, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 
-import type { StatusOverview } from '../../helpers/statusOverview';
+import type { StatusOverview } from '../../../helpers/statusOverview';
 import {
 	NO_REASON_IN_DETAILS,
 	NOT_RECEIVED_STATUSES,
 	noDetailsGiven,
 	readStatusDetails,
-} from './getFailed.operation';
-import { getStatusOverview } from './getStatus.operation';
+} from '../getFailed.operation';
+import { getStatusOverview } from '../getStatus.operation';
 
 /** Statuses a message does not leave: the service has nothing more to report about it. */
 export const FINAL_STATUSES: readonly string[] = ['DELIVERED', 'FAILED', 'DELIVERING_FAILED'];

@@ -1,12 +1,12 @@
 import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
 
-import { DEFAULT_SEND_ONCE_HOURS, MAX_SEND_ONCE_HOURS } from '../../helpers/sendOnce';
+import { DEFAULT_SEND_ONCE_HOURS, MAX_SEND_ONCE_HOURS } from './onceSettings';
 import {
 	DEFAULT_RATE_LIMIT_MESSAGES,
 	DEFAULT_RATE_LIMIT_PERIOD_SECONDS,
 	DEFAULT_RATE_LIMIT_WAIT_MINUTES,
 	type RateLimitOptions,
-} from '../../helpers/sendPacing';
+} from './pacing';
 
 /** The fields of Send as the node shows them, and the defaults of its options. */
 export const DEFAULT_SEND_TIMEOUT_SECONDS = 30;

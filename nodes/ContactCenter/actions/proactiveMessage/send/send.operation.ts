@@ -1,32 +1,28 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { processItems } from '../../helpers/items';
-import { toNodeError, withNotSent } from '../../helpers/nodeErrors';
-import { sendPaced, type RetryPolicy } from '../../helpers/pacedSend';
-import { buildSendBody, readMessageAddress, type SendBody } from '../../helpers/sendBody';
-import { SendOnceGuard, warnAboutRecord } from '../../helpers/sendOnceGuard';
+import { processItems } from '../../../helpers/items';
+import { toNodeError, withNotSent } from '../../../helpers/nodeErrors';
+import { sendPaced, type RetryPolicy } from './pacedSend';
+import { buildSendBody, readMessageAddress, type SendBody } from './body';
+import { SendOnceGuard, warnAboutRecord } from './onceGuard';
 import {
 	correlationIdOf,
 	failedSendFields,
 	sentRow,
 	skippedRow,
 	type MessageFields,
-} from '../../helpers/sendOutcome';
-import {
-	DEFAULT_RATE_LIMIT_WAIT_MINUTES,
-	resolveRateLimit,
-	SendPacer,
-} from '../../helpers/sendPacing';
-import { contactCenterApiRequest } from '../../transport';
+} from './outcome';
+import { DEFAULT_RATE_LIMIT_WAIT_MINUTES, resolveRateLimit, SendPacer } from './pacing';
+import { contactCenterApiRequest } from '../../../transport';
 import { addFinalStatuses } from './finalStatus';
 import {
 	DEFAULT_FINAL_STATUS_TIMEOUT_SECONDS,
 	DEFAULT_SEND_TIMEOUT_SECONDS,
 	DEFAULT_STATUS_POLL_INTERVAL_SECONDS,
 	type SendOptions,
-} from './sendDescription';
+} from './description';
 
-export { description } from './sendDescription';
+export { description } from './description';
 
 /** What the items of one run share: the pace of the sends, how they are retried, their time-out. */
 interface SendRun {

@@ -1,8 +1,12 @@
 import { sleep } from 'n8n-workflow';
 
-import { ServiceRequestError } from '../transport';
-import { rateLimitDelayMs, retryDelayMs, type RateLimit, type SendPacer } from './sendPacing';
-import { isRetryable, mayHaveReachedService, type ServiceFailure } from './serviceError';
+import { ServiceRequestError } from '../../../transport';
+import { rateLimitDelayMs, retryDelayMs, type RateLimit, type SendPacer } from './pacing';
+import {
+	isRetryable,
+	mayHaveReachedService,
+	type ServiceFailure,
+} from '../../../helpers/serviceError';
 
 /** How the messages of one run of Send are retried. */
 export interface RetryPolicy {

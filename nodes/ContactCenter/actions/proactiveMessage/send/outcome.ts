@@ -5,11 +5,11 @@ import {
 	type INode,
 } from 'n8n-workflow';
 
-import { ServiceRequestError } from '../transport';
-import { MAY_HAVE_BEEN_SENT } from './nodeErrors';
-import { readMessageAddress } from './sendBody';
-import { parseSentDetail } from './sendOnce';
-import type { SendOnceSkip } from './sendOnceGuard';
+import { ServiceRequestError } from '../../../transport';
+import { MAY_HAVE_BEEN_SENT } from '../../../helpers/nodeErrors';
+import { readMessageAddress } from './body';
+import { parseSentDetail } from './onceSettings';
+import type { SendOnceSkip } from './onceGuard';
 
 /** What an output item says about its message, in words that read well in a spreadsheet. */
 export type SendOutcome = 'sent' | 'already sent' | 'not sent' | 'may have been sent';

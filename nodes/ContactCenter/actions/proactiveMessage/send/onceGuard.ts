@@ -1,9 +1,9 @@
 import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 
-import { once, type Ticket, type Work } from '../../shared/once';
-import { DEFAULT_RECORD_WINDOWS } from '../../shared/once/rows';
-import { withNotSent } from './nodeErrors';
-import { SendFieldError } from './sendBody';
+import { once, type Ticket, type Work } from '../../../../shared/once';
+import { DEFAULT_RECORD_WINDOWS } from '../../../../shared/once/rows';
+import { withNotSent } from '../../../helpers/nodeErrors';
+import { SendFieldError } from './body';
 import {
 	DEFAULT_SEND_ONCE_HOURS,
 	MAX_SEND_ONCE_HOURS,
@@ -14,7 +14,7 @@ import {
 	type MessageIdentity,
 	type SendOnceMode,
 	type SentDetail,
-} from './sendOnce';
+} from './onceSettings';
 
 /** Why this run does not send an item's message although nothing failed. */
 export type SendOnceSkip =
