@@ -196,7 +196,7 @@ export const description: INodeProperties[] = [
 		// picks the most recently updated one). A notice can follow parameters only, not the
 		// credentials picked (n8n 2.41.1 gives displayOptions the node's parameters and settings), so
 		// it shows while Send Once is on, kept to one line.
-		displayName: 'Send Once needs a Contact Center Record API credential (top), or set it to Off',
+		displayName: 'Send Once needs a Record API credential (top), or Off',
 		name: 'credentialsNotice',
 		type: 'notice',
 		default: '',
