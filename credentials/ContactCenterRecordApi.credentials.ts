@@ -29,7 +29,7 @@ export class ContactCenterRecordApi implements ICredentialType {
 	properties: INodeProperties[] = [
 		{
 			displayName:
-				'Needs an n8n API key with Scopes: Custom, Data tables (Settings -> n8n API -> Create API key); steps in the docs',
+				'Make the key in Settings -> n8n API -> Create API key: Expiration Never, Scopes Custom with Data tables ticked. Paste it below into n8n API Key.',
 			name: 'setupNotice',
 			type: 'notice',
 			default: '',
