@@ -20,9 +20,7 @@ export function credentialFieldPlace(node: INode): string {
 function otherWayOut(node: INode, type: string): string {
 	if (type !== 'contactCenterRecordApi' || !node.type.endsWith('.contactCenter')) return '';
 	const { resource = 'proactiveMessage', operation = 'send' } = node.parameters;
-	return type === 'contactCenterRecordApi' &&
-		resource === 'proactiveMessage' &&
-		operation === 'send'
+	return resource === 'proactiveMessage' && operation === 'send'
 		? ' Or set Send Once to Off: no record is needed then, but a rerun or Retry sends again what was already sent.'
 		: '';
 }

@@ -196,6 +196,17 @@ describe('the row of a failed item (Continue On Fail)', () => {
 		});
 	});
 
+	it('keeps the columns when a field cannot be read (what failed the item), with empty values', () => {
+		const broken = {
+			getNodeParameter: (name: string) => {
+				throw new Error(`cannot read ${name}`);
+			},
+		} as unknown as IExecuteFunctions;
+		const row = failedSendFields.call(broken, 0, new Error('broken expression'));
+		expect(Object.keys(row)).toEqual(COLUMNS);
+		expect(row).toMatchObject({ outcome: 'not sent', medium: '', mediumName: '', contact: '' });
+	});
+
 	it('has a sendOnceKey column whenever Send Once is on, and none when it is Off', () => {
 		const withMode = (sendOnce: string) =>
 			failedSendFields.call(

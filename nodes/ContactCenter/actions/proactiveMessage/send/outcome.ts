@@ -104,14 +104,22 @@ function failedItemSendOnceKey(this: IExecuteFunctions, i: number): string | und
 /** The fields of a failed item's row (with Continue On Fail): what became of its message, and which. */
 export function failedSendFields(this: IExecuteFunctions, i: number, error: unknown): IDataObject {
 	const fields = { sentThisRun: false, attempts: attemptsOfError(error), ...outcomeOfError(error) };
-	try {
-		const { medium, channel, contact, messageType } = readMessageAddress.call(this, i);
-		const sendOnceKey = failedItemSendOnceKey.call(this, i);
-		return row({ medium, channel, contact, messageType, sendOnceKey }, fields);
-	} catch {
-		// A field that cannot be read is what failed the item: its error is reported as such.
-		return row({}, fields);
-	}
+	const orEmpty = <T>(read: () => T, empty: T): T => {
+		try {
+			return read();
+		} catch {
+			// A field that cannot be read is what failed the item: its error is reported as such.
+			return empty;
+		}
+	};
+	const address = orEmpty(() => readMessageAddress.call(this, i), {
+		medium: '',
+		channel: '',
+		contact: '',
+		messageType: '',
+	});
+	const sendOnceKey = orEmpty(() => failedItemSendOnceKey.call(this, i), '');
+	return row({ ...address, sendOnceKey }, fields);
 }
 
 /** The correlationId of an accepted send; an answer without one fails the item as 'may have been sent'. */
