@@ -89,6 +89,8 @@ export interface FlowOptions {
 	 * static data and saves what the run leaves there over the workflow's.
 	 */
 	queueMode?: boolean;
+	/** Where n8n serves production webhooks (its WEBHOOK_URL + /webhook): what the trigger's own calls reach. */
+	webhookBaseUrl?: string;
 }
 
 export interface Delivery {
@@ -238,6 +240,7 @@ export async function deliver(options: FlowOptions, delivery: Delivery): Promise
 		hooks,
 	);
 	additionalData.executionId = executionId;
+	if (options.webhookBaseUrl !== undefined) additionalData.webhookBaseUrl = options.webhookBaseUrl;
 	additionalData.getRunExecutionData = async (id: string) => database.executions.get(id);
 
 	// The webhook call.
