@@ -16,6 +16,7 @@ import { warnIfStorageNearlyFull } from './storage';
 
 export { RECORD_CREDENTIAL, RECORD_CREDENTIAL_DISPLAY_NAME } from './client';
 export { RECORD_KEY_STEPS } from './apiKey';
+export type { CheckResult } from './record';
 
 /** Why a record call failed, for a report in the user's words. */
 export type RecordFailureCause =
@@ -66,7 +67,7 @@ export type Begun =
 	| { state: 'done'; at: number; detail: string }
 	| { state: 'running'; since?: number };
 
-type Strategy = (context: RecordContext, work: Work) => Promise<Begun>;
+type Strategy = (context: RecordContext, work: Work, gather?: Gather) => Promise<Begun>;
 
 const windowsOf = (work: Work) => work.windows ?? DEFAULT_RECORD_WINDOWS;
 
@@ -98,11 +99,11 @@ const oneProcess: Strategy = async (context, work) => {
 	}
 };
 
-const sharedTable: Strategy = async (context, work) => {
+const sharedTable: Strategy = async (context, work, gather) => {
 	const holdKey = rowKeyOf(work.scope, work.key);
 	if (!holdHere(holdKey, Date.now())) return await heldByAnother(context, work, false);
 	try {
-		const claim = await record.claim(context, work.scope, work.key, windowsOf(work));
+		const claim = await record.claim(context, work.scope, work.key, windowsOf(work), gather);
 		if (claim.state !== 'claimed') return claim;
 		const ticket = { work, held: false, claimId: claim.claimId };
 		return { state: 'claimed', ticket, abandonedAt: claim.abandonedAt };
@@ -133,17 +134,38 @@ const gatherOf = (ticket: Ticket): Gather | undefined =>
  */
 const CLAIM_ID_FIELD = 'contactCenterClaimId';
 
+/**
+ * Calls a caller begins `together` (in the same moment) wait for each other, for a few
+ * milliseconds at most, so that they go out in one call to n8n's API.
+ */
+const gatherTogether = (together = 1): Gather | undefined =>
+	together > 1 ? { ms: 5, upToMs: 20, until: together } : undefined;
+
 export type RunTicket = { ticket: Ticket } | { skip: 'is running' | 'was processed' };
 
 export const once = {
-	/** Takes the work for this caller, unless it was done or another caller is doing it. */
-	async begin(context: RecordContext, work: Work, purpose: 'writeBack' | 'send'): Promise<Begun> {
-		return await strategyFor(purpose)(context, work);
+	/**
+	 * Takes the work for this caller, unless it was done or another caller is doing it.
+	 * `together`: how many begins the caller starts at this moment (see gatherTogether).
+	 */
+	async begin(
+		context: RecordContext,
+		work: Work,
+		purpose: 'writeBack' | 'send',
+		{ together }: { together?: number } = {},
+	): Promise<Begun> {
+		return await strategyFor(purpose)(context, work, gatherTogether(together));
 	},
 
-	/** What the record says of the work, a read only. */
-	async check(context: RecordContext, work: Work): Promise<CheckResult> {
-		return await record.check(context, work.scope, work.key, windowsOf(work));
+	/** What the record says of the work, a read only. `together`: as for begin. */
+	async check(
+		context: RecordContext,
+		work: Work,
+		{ together }: { together?: number } = {},
+	): Promise<CheckResult> {
+		return await record.check(context, work.scope, work.key, windowsOf(work), {
+			gather: gatherTogether(together),
+		});
 	},
 
 	/**

@@ -151,6 +151,7 @@ async function claimOnce(
 	scope: string,
 	rowKey: string,
 	windows: RecordWindows,
+	gather?: Gather,
 ): Promise<ClaimResult | 'lost'> {
 	// Names this claim's rows: an insert whose answer was lost and was sent again adds a second
 	// row that is ours as well.
@@ -158,17 +159,16 @@ async function claimOnce(
 	let decided = false;
 	let insertedId: number | undefined;
 	try {
-		insertedId = await insertRow(context, table, {
-			scope,
-			recordKey: rowKey,
-			state: 'running',
-			stateAt: Date.now(),
-			detail: token,
-		});
+		insertedId = await insertRow(
+			context,
+			table,
+			{ scope, recordKey: rowKey, state: 'running', stateAt: Date.now(), detail: token },
+			gather,
+		);
 		await sleep(CLAIM_SETTLE_MS);
 		const now = Date.now();
 		const { ownId, otherOwnIds, rows } = ownClaimRows(
-			await rowsOfKey(context, table, rowKey),
+			await rowsOfKey(context, table, rowKey, gather),
 			insertedId,
 			token,
 		);
@@ -247,19 +247,21 @@ export const record = {
 	 * Takes the key for this process with a claim row, unless it was done within the retention or
 	 * another live claim holds it. Each claim is one inserted row; the oldest live one wins. A claim
 	 * that fails on its way deletes the rows it inserted, so that no claim stays behind without a run.
+	 * `gather`: claims begun together go out in one insert and one read.
 	 */
 	async claim(
 		context: RecordContext,
 		scope: string,
 		key: string,
 		windows: RecordWindows = DEFAULT_RECORD_WINDOWS,
+		gather?: Gather,
 	): Promise<ClaimResult> {
 		const rowKey = rowKeyOf(scope, key);
 		const pending = pendingDoneOf(rowKey);
 		if (pending?.state === 'done') return pending;
 		return await onTable(context, async (table) => {
 			for (let attempt = 0; attempt < 3; attempt++) {
-				const result = await claimOnce(context, table, scope, rowKey, windows);
+				const result = await claimOnce(context, table, scope, rowKey, windows, gather);
 				if (result !== 'lost') return result;
 			}
 			return { state: 'running' };
@@ -271,14 +273,15 @@ export const record = {
 	 * claim, or free. `fromIndex`: only for a caller through which alone the scope's rows are
 	 * written (the one-process strategy): once this process's index of the scope is loaded, a key
 	 * it does not know is free without a call; a key it knows is read as without the index (so a
-	 * row deleted by hand counts at once). Rows others add count from a minute after.
+	 * row deleted by hand counts at once). Rows others add count from a minute after. `gather`:
+	 * checks begun together go out in one read.
 	 */
 	async check(
 		context: RecordContext,
 		scope: string,
 		key: string,
 		windows: RecordWindows = DEFAULT_RECORD_WINDOWS,
-		{ fromIndex = false }: { fromIndex?: boolean } = {},
+		{ fromIndex = false, gather }: { fromIndex?: boolean; gather?: Gather } = {},
 	): Promise<CheckResult> {
 		const rowKey = rowKeyOf(scope, key);
 		const pending = pendingDoneOf(rowKey);
@@ -287,7 +290,7 @@ export const record = {
 		const decision = await onTable(context, async (table): Promise<ReadDecision> => {
 			const index = fromIndex ? await usableIndexOf(context, table, scope, now) : undefined;
 			if (index === undefined)
-				return decideRead(await rowsOfKey(context, table, rowKey), now, windows);
+				return decideRead(await rowsOfKey(context, table, rowKey, gather), now, windows);
 			const known = index.decide(rowKey, now, windows);
 			if (known?.state === 'free') return known;
 			const readStart = index.readStarts();

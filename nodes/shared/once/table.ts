@@ -179,13 +179,19 @@ export async function rowsOfKey(
 	context: RecordContext,
 	table: Table,
 	rowKey: string,
+	gather?: Gather,
 ): Promise<RecordRow[]> {
-	return await inBatch(laneOf('read', table), rowKey, async (rowKeys) => {
-		const rows = (await readKeys(context, table, rowKeys)).filter(
-			(row) => !deletingInBackground.has(backgroundKeyOf(table, row.id)),
-		);
-		return rowKeys.map((key) => rows.filter((row) => row.recordKey === key));
-	});
+	return await inBatch(
+		laneOf('read', table),
+		rowKey,
+		async (rowKeys) => {
+			const rows = (await readKeys(context, table, rowKeys)).filter(
+				(row) => !deletingInBackground.has(backgroundKeyOf(table, row.id)),
+			);
+			return rowKeys.map((key) => rows.filter((row) => row.recordKey === key));
+		},
+		gather,
+	);
 }
 
 /** One page of rows by a filter, as n8n returned it (rows and the number of entries). */

@@ -1,0 +1,103 @@
+/**
+ * Send Once at a high rate: the record's checks and claims of the next messages go out ahead of
+ * their sends, gathered. The Contact Center node through n8n-core against the service's simulator,
+ * the record in the data table API stand-in.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { startSimulator } from '../simulator';
+import { runContactCenter, sendParameters, type Simulator } from './contactCenterFixture';
+import { recordRows, useRecordApi } from './recordFaults';
+
+let sim: Simulator;
+const fixture = useRecordApi();
+
+beforeAll(async () => {
+	sim = await startSimulator({ settleAfterMs: 0, sendRateLimit: { limit: 1000, windowMs: 1000 } });
+	fixture.credentials.set('contactCenterOAuth2Api', {
+		baseUrl: sim.url,
+		clientId: 'sim-client-id',
+		clientSecret: 'sim-client-secret',
+	});
+});
+afterAll(async () => await sim.stop());
+
+let campaignCount = 0;
+const contactsOf = (count: number) => {
+	const campaign = ++campaignCount;
+	return Array.from(
+		{ length: count },
+		(_, i) => `+3164${String(campaign).padStart(3, '0')}${String(i).padStart(4, '0')}`,
+	);
+};
+
+/** 20 sends per second: the messages due within 200 ms of each other are checked and claimed together. */
+async function sendTo(phones: string[], continueOnFail = true) {
+	return await runContactCenter(
+		fixture.credentials,
+		sendParameters({
+			contact: '={{ $json.phone }}',
+			sendOnce: 'message',
+			options: { rateLimitMessages: 20, rateLimitPeriodSeconds: 1 },
+		}),
+		phones.map((phone) => ({ phone })),
+		continueOnFail,
+	);
+}
+
+const timesMessaged = (contact: string) =>
+	sim.messages.filter((m) => m.body.contact === contact).length;
+const runningRows = () => recordRows(fixture.api).filter((row) => row.state === 'running');
+const insertsSince = (from: number) =>
+	fixture.api.calls
+		.slice(from)
+		.filter((call) => call.operation === 'insertRows')
+		.map((call) => (call.body as { data: IDataObject[] }).data);
+
+test('a campaign at 20 per second: every contact once, claims gathered in inserts of several rows, no claim left', async () => {
+	const contacts = contactsOf(40);
+	const callsBefore = fixture.api.calls.length;
+	const { json, error } = await sendTo(contacts);
+	expect(error).toBeUndefined();
+	expect(json.map((item) => item.outcome)).toEqual(contacts.map(() => 'sent'));
+	expect(contacts.filter((contact) => timesMessaged(contact) !== 1)).toEqual([]);
+	const claimInserts = insertsSince(callsBefore).filter((rows) =>
+		rows.every((row) => row.state === 'running'),
+	);
+	expect(Math.max(...claimInserts.map((rows) => rows.length))).toBeGreaterThan(1);
+	expect(claimInserts.flat()).toHaveLength(contacts.length);
+	expect(runningRows()).toEqual([]);
+
+	const rerun = await sendTo(contacts);
+	expect(rerun.json.map((item) => item.outcome)).toEqual(contacts.map(() => 'already sent'));
+	expect(contacts.filter((contact) => timesMessaged(contact) !== 1)).toEqual([]);
+});
+
+test('a run stopped by a failed item leaves no claim on the items after it: the rerun sends them', async () => {
+	const contacts = contactsOf(30);
+	const { error } = await sendTo(
+		contacts.map((contact, i) => (i === 10 ? '' : contact)),
+		false,
+	);
+	expect(error?.message).toContain("'Contact' is empty");
+	expect(contacts.map(timesMessaged)).toEqual(contacts.map((_, i) => (i < 10 ? 1 : 0)));
+	expect(runningRows()).toEqual([]);
+
+	const { json } = await sendTo(contacts);
+	expect(json.map((item) => item.outcome)).toEqual(
+		contacts.map((_, i) => (i < 10 ? 'already sent' : 'sent')),
+	);
+	expect(contacts.filter((contact) => timesMessaged(contact) !== 1)).toEqual([]);
+});
+
+test('the same message twice in one run, among others: sent once, the second item says already sent', async () => {
+	const contacts = contactsOf(12);
+	// Items 1 to 4 are due within 200 ms of each other: read and claimed together.
+	const phones = [...contacts.slice(0, 3), contacts[1], ...contacts.slice(3)];
+	const { json } = await sendTo(phones);
+	expect(json.map((item) => item.outcome)).toEqual(
+		phones.map((_, i) => (i === 3 ? 'already sent' : 'sent')),
+	);
+	expect(json[3].correlationId).toBe(json[1].correlationId);
+	expect(contacts.filter((contact) => timesMessaged(contact) !== 1)).toEqual([]);
+});
