@@ -8,7 +8,7 @@ import type { IExecuteFunctions, IHookFunctions, INodeExecutionData } from 'n8n-
 
 import { ContactCenterRecordApi } from '../../credentials/ContactCenterRecordApi.credentials';
 import { once, type Begun, type Ticket, type Work } from '../../nodes/shared/once';
-import { recordTiming } from '../../nodes/shared/once/failure';
+import { recordTimingForTests } from '../../nodes/shared/once';
 import {
 	markReceivedHere,
 	productionRunsStayInThisProcess,
@@ -123,8 +123,7 @@ describe.each([
 	});
 
 	it("finish 'keepTrying' while n8n's API answers 500: done at once in this process, its row written once the API takes it", async () => {
-		recordTiming.retryBudgetMs = 300;
-		recordTiming.pendingRetryMs = 100;
+		recordTimingForTests.set({ retryBudgetMs: 300, pendingRetryMs: 100 });
 		const work = newWork();
 		await withOnce(async (context) => {
 			const ticket = ticketOf(await once.begin(context, work, purpose));
@@ -144,7 +143,7 @@ describe.each([
 	});
 
 	it("finish 'throw' while n8n's API answers 500 throws, and the key may be begun again", async () => {
-		recordTiming.retryBudgetMs = 300;
+		recordTimingForTests.set({ retryBudgetMs: 300 });
 		const work = newWork();
 		await withOnce(async (context) => {
 			const ticket = ticketOf(await once.begin(context, work, purpose));

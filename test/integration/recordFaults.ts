@@ -16,7 +16,7 @@ import {
 import { ContactCenterRecordApi } from '../../credentials/ContactCenterRecordApi.credentials';
 import { ContactCenterTrigger } from '../../nodes/ContactCenterTrigger/ContactCenterTrigger.node';
 import { ContactCenterSigningSecretApi } from '../../credentials/ContactCenterSigningSecretApi.credentials';
-import { recordTiming } from '../../nodes/shared/once/failure';
+import { recordTimingForTests } from '../../nodes/shared/once';
 import { createCredentialStore, runNode, type CredentialStore } from '../harness';
 import { startDataTableApi, type DataTableApi, type FaultRule } from '../harness/data-table-api';
 import {
@@ -56,7 +56,6 @@ export function useRecordApi(extraCredentials: Record<string, IDataObject> = {})
 		apiKey: string;
 		credentials: CredentialStore;
 	};
-	const timing = { ...recordTiming };
 	beforeAll(async () => {
 		fixture.api = await startDataTableApi();
 		fixture.apiKey = fixture.api.addUser('record').apiKey;
@@ -76,7 +75,7 @@ export function useRecordApi(extraCredentials: Record<string, IDataObject> = {})
 	afterEach(() => {
 		fixture.api.setFaults(undefined);
 		fixture.api.slow(0);
-		Object.assign(recordTiming, timing);
+		recordTimingForTests.reset();
 	});
 	afterAll(async () => await fixture.api.stop());
 	return fixture;

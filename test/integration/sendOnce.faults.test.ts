@@ -5,7 +5,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { recordTiming } from '../../nodes/shared/once/failure';
+import { recordTimingForTests } from '../../nodes/shared/once';
 import { resetStorageUsage } from '../../nodes/shared/once/storage';
 import { startSimulator } from '../simulator';
 import { runContactCenter, sendParameters, type Simulator } from './contactCenterFixture';
@@ -81,7 +81,7 @@ describe('Send Once with n8n API faults in the record calls', () => {
 	);
 
 	test("a rate limit that outlasts the retries: items 'not sent', saying n8n's API rate-limited the record (not the key); the rerun sends every one of them", async () => {
-		recordTiming.retryBudgetMs = 1200;
+		recordTimingForTests.set({ retryBudgetMs: 1200 });
 		const contacts = contactsOf(3);
 		fixture.api.setFaults(() => ({ status: 429, retryAfterSeconds: 1 }));
 		const first = await sendTo(contacts);
@@ -97,7 +97,7 @@ describe('Send Once with n8n API faults in the record calls', () => {
 	}, 30_000);
 
 	test('a claim whose read fails after its row was inserted leaves no claim behind: the rerun sends, nothing says "may have been sent"', async () => {
-		recordTiming.retryBudgetMs = 600;
+		recordTimingForTests.set({ retryBudgetMs: 600 });
 		const contacts = contactsOf(2);
 		// Send Once's first read passes; from the claim's insert on, every read fails.
 		let inserted = false;

@@ -14,8 +14,9 @@ import { record, type CheckResult } from './record';
 import { DEFAULT_RECORD_WINDOWS, rowKeyOf, type RecordWindows } from './rows';
 import { warnIfStorageNearlyFull } from './storage';
 
-export { RECORD_CREDENTIAL, RECORD_CREDENTIAL_DISPLAY_NAME } from './client';
 export { RECORD_KEY_STEPS } from './apiKey';
+export { testRecordCredential } from './credentialTest';
+export { recordTimingForTests } from './failure';
 export type { CheckResult } from './record';
 
 /** Why a record call failed, for a report in the user's words. */
@@ -47,11 +48,14 @@ export function recordFailureCauseOf(error: unknown): RecordFailureCause {
  *   the `done` row, gathered with those of the other deliveries it holds.
  */
 
-/** A piece of work: `scope` separates the users of the record, `key` names the work in it. */
+/**
+ * A piece of work: `scope` separates the users of the record, `key` names the work in it.
+ * `retentionMs`: how long its `done` row answers "already done" (the record's longest by default).
+ */
 export interface Work {
 	scope: string;
 	key: string;
-	windows?: RecordWindows;
+	retentionMs?: number;
 }
 
 /** Work this caller has begun: held in this process's memory, or claimed by a row (`claimId`). */
@@ -69,7 +73,10 @@ export type Begun =
 
 type Strategy = (context: RecordContext, work: Work, gather?: Gather) => Promise<Begun>;
 
-const windowsOf = (work: Work) => work.windows ?? DEFAULT_RECORD_WINDOWS;
+const windowsOf = (work: Work): RecordWindows =>
+	work.retentionMs === undefined
+		? DEFAULT_RECORD_WINDOWS
+		: { ...DEFAULT_RECORD_WINDOWS, retentionMs: work.retentionMs };
 
 /** Another call of this process holds the key: done long ago, or running now. */
 async function heldByAnother(

@@ -19,11 +19,6 @@ export function markReceivedHere(json: object): void {
 	receivedHere.add(json);
 }
 
-/** Whether the run's input is the item this process's webhook call made. */
-export function wasReceivedHere(json: object): boolean {
-	return receivedHere.has(json);
-}
-
 /**
  * For a production run (not the editor's test URL, which runs in the receiving process in every
  * mode): whether its input is the item this process's webhook call made; if so, this process

@@ -7,7 +7,6 @@ import {
 	type Ticket,
 	type Work,
 } from '../../../../shared/once';
-import { DEFAULT_RECORD_WINDOWS } from '../../../../shared/once/rows';
 import { withNotSent } from '../../../helpers/nodeErrors';
 import { SendFieldError } from './body';
 import {
@@ -96,7 +95,7 @@ export class SendOnceGuard {
 		return new SendOnceGuard(context, {
 			scope: sendOnceScopeOf(context.getWorkflow().id),
 			key,
-			windows: { ...DEFAULT_RECORD_WINDOWS, retentionMs },
+			retentionMs,
 		});
 	}
 
