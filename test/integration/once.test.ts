@@ -57,7 +57,7 @@ describe('once before this process knows where its runs stay', () => {
 		await withOnce(async (context) => {
 			expect(productionRunsStayInThisProcess()).toBe(false);
 			const ticket = ticketOf(await once.begin(context, work, 'writeBack'));
-			expect(ticket).toEqual({ work, held: false, claimId: expect.any(Number) });
+			expect(ticket).toMatchObject({ work, claimId: expect.any(Number) });
 			await once.abandon(context, ticket);
 		});
 	});
@@ -76,7 +76,7 @@ describe.each([
 		const item = { json: {} };
 		markReceivedHere(item.json);
 		await runWithRecord(fixture.credentials, async (context) => {
-			expect(await once.takeInRun(context, work, item)).toEqual({ ticket: { work, held: true } });
+			expect(await once.takeInRun(context, work, item)).toMatchObject({ ticket: { work } });
 		});
 		expect(productionRunsStayInThisProcess()).toBe(true);
 	});
@@ -85,9 +85,8 @@ describe.each([
 		const work = newWork();
 		await withOnce(async (context) => {
 			const ticket = ticketOf(await once.begin(context, work, purpose));
-			expect(ticket).toEqual(
-				sharedTable ? { work, held: false, claimId: expect.any(Number) } : { work, held: true },
-			);
+			expect(ticket).toMatchObject({ work });
+			expect(ticket.claimId).toEqual(sharedTable ? expect.any(Number) : undefined);
 			expect(statesOf(work)).toEqual(sharedTable ? ['running'] : []);
 			await once.abandon(context, ticket);
 		});
@@ -216,7 +215,7 @@ describe('once.takeInRun for a run n8n started again after a restart (no ticket 
 		await withOnce(async (context) => {
 			const restarted = { json: { idempotencyKey: work.key } };
 			const taken = await once.takeInRun(context, work, restarted);
-			expect(taken).toEqual({ ticket: { work, held: true } });
+			expect(taken).toMatchObject({ ticket: { work } });
 			expect(await once.takeInRun(context, work, { json: { ...restarted.json } })).toEqual({
 				skip: 'is running',
 			});

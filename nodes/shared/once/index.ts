@@ -38,14 +38,10 @@ export function recordFailureCauseOf(error: unknown): RecordFailureCause {
 
 /**
  * "Was this already done?": the one module that decides it, for write backs and Send Once alike.
- * A few verbs over one store (the record, an n8n data table reached through n8n's API), with two
- * strategies behind them, chosen in one place (strategyFor):
- * - shared table: each begin inserts a claim row; the oldest live claim of a key wins. Right
- *   wherever several n8n processes may run the same work (queue mode), and wherever a crash must
- *   leave a trace (a send whose claim stays says "may have been sent").
- * - one process: where this n8n process receives and runs every delivery (see receivedHere.ts),
- *   a claim is a hold in its memory, checked against its index of the record; finishing inserts
- *   the `done` row, gathered with those of the other deliveries it holds.
+ * Four verbs (begin, finish, abandon, and for a write back the hand-over from its webhook call to
+ * its run) over one store, the record: an n8n data table reached through n8n's API. Two
+ * strategies (oneProcess, sharedTable) answer the same verbs; strategyFor picks one at begin and
+ * the ticket keeps it.
  */
 
 /**
@@ -58,11 +54,11 @@ export interface Work {
 	retentionMs?: number;
 }
 
-/** Work this caller has begun: held in this process's memory, or claimed by a row (`claimId`). */
+/** Work this caller has begun, under the strategy that began it; `claimId`: its claim's row, if any. */
 export interface Ticket {
-	work: Work;
-	held: boolean;
-	claimId?: number;
+	readonly work: Work;
+	readonly claimId?: number;
+	readonly strategy: Strategy;
 }
 
 export type Begun =
@@ -71,12 +67,26 @@ export type Begun =
 	| { state: 'done'; at: number; detail: string }
 	| { state: 'running'; since?: number };
 
-type Strategy = (context: RecordContext, work: Work, gather?: Gather) => Promise<Begun>;
+type WhenRecordFails = 'throw' | 'keepTrying';
+
+/** One way of doing work once: the same verbs for both. */
+interface Strategy {
+	begin(context: RecordContext, work: Work, gather?: Gather): Promise<Begun>;
+	finish(
+		context: RecordContext,
+		ticket: Ticket,
+		detail: string,
+		whenRecordFails: WhenRecordFails,
+	): Promise<void>;
+	abandon(context: RecordContext, ticket: Ticket): Promise<void>;
+}
 
 const windowsOf = (work: Work): RecordWindows =>
 	work.retentionMs === undefined
 		? DEFAULT_RECORD_WINDOWS
 		: { ...DEFAULT_RECORD_WINDOWS, retentionMs: work.retentionMs };
+
+const holdKeyOf = (work: Work) => rowKeyOf(work.scope, work.key);
 
 /** Another call of this process holds the key: done long ago, or running now. */
 async function heldByAnother(
@@ -88,35 +98,82 @@ async function heldByAnother(
 	return found.state === 'done' ? found : { state: 'running' };
 }
 
-const oneProcess: Strategy = async (context, work) => {
-	// Its first write comes after the run: while n8n refuses writes, refused before the run.
-	await record.refuseWhileStorageFull(context);
-	const holdKey = rowKeyOf(work.scope, work.key);
-	if (!holdHere(holdKey, Date.now())) return await heldByAnother(context, work, true);
-	let begun: Begun = { state: 'running' };
-	try {
-		const found = await record.check(context, work.scope, work.key, windowsOf(work), {
-			fromIndex: true,
-		});
-		begun = found.state === 'free' ? { state: 'claimed', ticket: { work, held: true } } : found;
-		return begun;
-	} finally {
-		// Kept until the work is finished or abandoned.
-		if (begun.state !== 'claimed') releaseHold(holdKey);
-	}
+/** Writes the work's `done` row: on its claim's row when it has one. */
+async function writeDone(
+	context: RecordContext,
+	ticket: Ticket,
+	detail: string,
+	whenRecordFails: WhenRecordFails,
+	gather?: Gather,
+): Promise<void> {
+	const { scope, key } = ticket.work;
+	if (whenRecordFails === 'throw')
+		await record.markDone(context, scope, key, detail, ticket.claimId, gather);
+	else await record.markDoneAndKeepTrying(context, scope, key, detail, ticket.claimId, gather);
+}
+
+/**
+ * Where this n8n process receives and runs every delivery (see receivedHere.ts): a begin is a
+ * hold in its memory, checked against its index of the record; finishing inserts the `done` row,
+ * gathered with those of the other deliveries it holds (while they keep coming, each within 15 ms
+ * of the last, up to 60 ms in all: an insert costs n8n about as much for 8 rows as for 1).
+ */
+const oneProcess: Strategy = {
+	async begin(context, work) {
+		// Its first write comes after the run: while n8n refuses writes, refused before the run.
+		await record.refuseWhileStorageFull(context);
+		if (!holdHere(holdKeyOf(work), Date.now())) return await heldByAnother(context, work, true);
+		let begun: Begun = { state: 'running' };
+		try {
+			const found = await record.check(context, work.scope, work.key, windowsOf(work), {
+				fromIndex: true,
+			});
+			begun =
+				found.state === 'free'
+					? { state: 'claimed', ticket: { work, strategy: oneProcess } }
+					: found;
+			return begun;
+		} finally {
+			// Kept until the work is finished or abandoned.
+			if (begun.state !== 'claimed') releaseHold(holdKeyOf(work));
+		}
+	},
+	async finish(context, ticket, detail, whenRecordFails) {
+		try {
+			const gather = { ms: 15, upToMs: 60, until: heldDeliveries() };
+			await writeDone(context, ticket, detail, whenRecordFails, gather);
+		} finally {
+			releaseHold(holdKeyOf(ticket.work));
+		}
+	},
+	async abandon(_context, ticket) {
+		releaseHold(holdKeyOf(ticket.work));
+	},
 };
 
-const sharedTable: Strategy = async (context, work, gather) => {
-	const holdKey = rowKeyOf(work.scope, work.key);
-	if (!holdHere(holdKey, Date.now())) return await heldByAnother(context, work, false);
-	try {
-		const claim = await record.claim(context, work.scope, work.key, windowsOf(work), gather);
-		if (claim.state !== 'claimed') return claim;
-		const ticket = { work, held: false, claimId: claim.claimId };
-		return { state: 'claimed', ticket, abandonedAt: claim.abandonedAt };
-	} finally {
-		releaseHold(holdKey);
-	}
+/**
+ * Wherever several n8n processes may run the same work (queue mode), and wherever a crash must
+ * leave a trace (a send whose claim stays says "may have been sent"): each begin inserts a claim
+ * row; the oldest live claim of a key wins.
+ */
+const sharedTable: Strategy = {
+	async begin(context, work, gather) {
+		if (!holdHere(holdKeyOf(work), Date.now())) return await heldByAnother(context, work, false);
+		try {
+			const claim = await record.claim(context, work.scope, work.key, windowsOf(work), gather);
+			if (claim.state !== 'claimed') return claim;
+			const ticket = { work, claimId: claim.claimId, strategy: sharedTable };
+			return { state: 'claimed', ticket, abandonedAt: claim.abandonedAt };
+		} finally {
+			releaseHold(holdKeyOf(work));
+		}
+	},
+	async finish(context, ticket, detail, whenRecordFails) {
+		await writeDone(context, ticket, detail, whenRecordFails);
+	},
+	async abandon(context, ticket) {
+		await record.release(context, ticket.work.scope, ticket.work.key, ticket.claimId);
+	},
 };
 
 /**
@@ -126,14 +183,6 @@ const sharedTable: Strategy = async (context, work, gather) => {
  */
 const strategyFor = (purpose: 'writeBack' | 'send'): Strategy =>
 	purpose === 'writeBack' && productionRunsStayInThisProcess() ? oneProcess : sharedTable;
-
-/**
- * How a held ticket's `done` row waits for those of the other deliveries this process holds, to
- * go out in one insert: while they keep coming (each within 15 ms of the last), up to 60 ms in
- * all. An insert costs n8n about as much for 8 rows as for 1.
- */
-const gatherOf = (ticket: Ticket): Gather | undefined =>
-	ticket.held ? { ms: 15, upToMs: 60, until: heldDeliveries() } : undefined;
 
 /**
  * Where a write back's webhook call leaves its claim's row id on the item for the run (beside
@@ -161,7 +210,7 @@ export const once = {
 		purpose: 'writeBack' | 'send',
 		{ together }: { together?: number } = {},
 	): Promise<Begun> {
-		return await strategyFor(purpose)(context, work, gatherTogether(together));
+		return await strategyFor(purpose).begin(context, work, gatherTogether(together));
 	},
 
 	/** What the record says of the work, a read only. `together`: as for begin. */
@@ -184,31 +233,14 @@ export const once = {
 		context: RecordContext,
 		ticket: Ticket,
 		detail: string,
-		whenRecordFails: 'throw' | 'keepTrying',
+		whenRecordFails: WhenRecordFails,
 	): Promise<void> {
-		const { scope, key } = ticket.work;
-		try {
-			if (whenRecordFails === 'throw')
-				await record.markDone(context, scope, key, detail, ticket.claimId, gatherOf(ticket));
-			else
-				await record.markDoneAndKeepTrying(
-					context,
-					scope,
-					key,
-					detail,
-					ticket.claimId,
-					gatherOf(ticket),
-				);
-		} finally {
-			if (ticket.held) releaseHold(rowKeyOf(scope, key));
-		}
+		await ticket.strategy.finish(context, ticket, detail, whenRecordFails);
 	},
 
 	/** The work failed: the next attempt may do it at once. */
 	async abandon(context: RecordContext, ticket: Ticket): Promise<void> {
-		const { scope, key } = ticket.work;
-		if (ticket.held) releaseHold(rowKeyOf(scope, key));
-		else await record.release(context, scope, key, ticket.claimId);
+		await ticket.strategy.abandon(context, ticket);
 	},
 
 	/** Hands a write back's ticket from its webhook call to its run, on the run's first item. */
@@ -230,18 +262,18 @@ export const once = {
 		const claimId = Number.isInteger(item[CLAIM_ID_FIELD])
 			? (item[CLAIM_ID_FIELD] as number)
 			: undefined;
-		if (productionRunWasReceivedHere(item.json) || claimId !== undefined)
-			return { ticket: { work, held: claimId === undefined, claimId } };
-		const holdKey = rowKeyOf(work.scope, work.key);
-		if (!holdHere(holdKey, Date.now())) return { skip: 'is running' };
+		const receivedHere = productionRunWasReceivedHere(item.json);
+		if (claimId !== undefined) return { ticket: { work, claimId, strategy: sharedTable } };
+		if (receivedHere) return { ticket: { work, strategy: oneProcess } };
+		if (!holdHere(holdKeyOf(work), Date.now())) return { skip: 'is running' };
 		let keepHold = false;
 		try {
 			const found = await record.check(context, work.scope, work.key, windowsOf(work));
 			if (found.state === 'done') return { skip: 'was processed' };
 			keepHold = true;
-			return { ticket: { work, held: true } };
+			return { ticket: { work, strategy: oneProcess } };
 		} finally {
-			if (!keepHold) releaseHold(holdKey);
+			if (!keepHold) releaseHold(holdKeyOf(work));
 		}
 	},
 

@@ -160,8 +160,9 @@ export class SendOnceGuard {
 	 * this process; the claim holds it for the other processes, so that no run sends it again.
 	 */
 	async markSent(detail: SentDetail): Promise<void> {
-		const ticket = this.ticket ?? { work: this.work, held: false };
-		await once.finish(this.context, ticket, sentDetailText(detail), 'keepTrying');
+		// A send goes out only once its claim is taken.
+		if (this.ticket === undefined) return;
+		await once.finish(this.context, this.ticket, sentDetailText(detail), 'keepTrying');
 	}
 
 	private async abandonQuietly(ticket: Ticket): Promise<void> {
