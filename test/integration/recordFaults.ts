@@ -26,7 +26,7 @@ import {
 	type DeliveryResult,
 	type FlowOptions,
 } from '../harness/run-trigger-flow';
-import { DEFAULT_SIGNING_SECRET, signBody } from '../simulator';
+import { DEFAULT_SIGNING_SECRET, signBody, startSimulator } from '../simulator';
 
 export const RECORD_TABLE = 'contact_center_record';
 
@@ -79,6 +79,38 @@ export function useRecordApi(extraCredentials: Record<string, IDataObject> = {})
 	});
 	afterAll(async () => await fixture.api.stop());
 	return fixture;
+}
+
+type Simulator = Awaited<ReturnType<typeof startSimulator>>;
+
+/** The service's simulator beside the stand-in, its OAuth2 credential in the fixture's store. */
+export function useSimulatorBeside(
+	fixture: { credentials: CredentialStore },
+	options: Parameters<typeof startSimulator>[0] = {},
+) {
+	const service = {} as { sim: Simulator };
+	beforeAll(async () => {
+		service.sim = await startSimulator(options);
+		fixture.credentials.set('contactCenterOAuth2Api', {
+			baseUrl: service.sim.url,
+			clientId: 'sim-client-id',
+			clientSecret: 'sim-client-secret',
+		});
+	});
+	afterAll(async () => await service.sim.stop());
+	return service;
+}
+
+/** Fresh contacts for each campaign of a test file; `prefix` keeps them apart from other files'. */
+export function campaignContacts(prefix: string) {
+	let campaigns = 0;
+	return (count: number) => {
+		const campaign = ++campaigns;
+		return Array.from(
+			{ length: count },
+			(_, i) => `${prefix}${String(campaign).padStart(3, '0')}${String(i).padStart(4, '0')}`,
+		);
+	};
 }
 
 /**

@@ -5,31 +5,15 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { startSimulator } from '../simulator';
-import { runContactCenter, sendParameters, type Simulator } from './contactCenterFixture';
-import { recordRows, useRecordApi } from './recordFaults';
+import { runContactCenter, sendParameters } from './contactCenterFixture';
+import { recordRows, campaignContacts, useRecordApi, useSimulatorBeside } from './recordFaults';
 
-let sim: Simulator;
 const fixture = useRecordApi();
-
-beforeAll(async () => {
-	sim = await startSimulator({ settleAfterMs: 0, sendRateLimit: { limit: 1000, windowMs: 1000 } });
-	fixture.credentials.set('contactCenterOAuth2Api', {
-		baseUrl: sim.url,
-		clientId: 'sim-client-id',
-		clientSecret: 'sim-client-secret',
-	});
+const service = useSimulatorBeside(fixture, {
+	settleAfterMs: 0,
+	sendRateLimit: { limit: 1000, windowMs: 1000 },
 });
-afterAll(async () => await sim.stop());
-
-let campaignCount = 0;
-const contactsOf = (count: number) => {
-	const campaign = ++campaignCount;
-	return Array.from(
-		{ length: count },
-		(_, i) => `+3164${String(campaign).padStart(3, '0')}${String(i).padStart(4, '0')}`,
-	);
-};
+const contactsOf = campaignContacts('+3164');
 
 /** 20 sends per second: the messages due within 200 ms of each other are checked and claimed together. */
 async function sendTo(phones: string[], continueOnFail = true) {
@@ -46,7 +30,7 @@ async function sendTo(phones: string[], continueOnFail = true) {
 }
 
 const timesMessaged = (contact: string) =>
-	sim.messages.filter((m) => m.body.contact === contact).length;
+	service.sim.messages.filter((m) => m.body.contact === contact).length;
 const runningRows = () => recordRows(fixture.api).filter((row) => row.state === 'running');
 const insertsSince = (from: number) =>
 	fixture.api.calls

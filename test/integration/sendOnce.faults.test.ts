@@ -7,31 +7,18 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { recordTimingForTests } from '../../nodes/shared/once';
 import { resetStorageUsage } from '../../nodes/shared/once/storage';
-import { startSimulator } from '../simulator';
-import { runContactCenter, sendParameters, type Simulator } from './contactCenterFixture';
-import { FAULT_PATTERNS, RECORD_TABLE, useRecordApi } from './recordFaults';
+import { runContactCenter, sendParameters } from './contactCenterFixture';
+import {
+	FAULT_PATTERNS,
+	RECORD_TABLE,
+	campaignContacts,
+	useRecordApi,
+	useSimulatorBeside,
+} from './recordFaults';
 
-let sim: Simulator;
 const fixture = useRecordApi();
-
-beforeAll(async () => {
-	sim = await startSimulator({});
-	fixture.credentials.set('contactCenterOAuth2Api', {
-		baseUrl: sim.url,
-		clientId: 'sim-client-id',
-		clientSecret: 'sim-client-secret',
-	});
-});
-afterAll(async () => await sim.stop());
-
-let campaignCount = 0;
-const contactsOf = (count: number) => {
-	const campaign = ++campaignCount;
-	return Array.from(
-		{ length: count },
-		(_, i) => `+3161${String(campaign).padStart(3, '0')}${String(i).padStart(4, '0')}`,
-	);
-};
+const service = useSimulatorBeside(fixture);
+const contactsOf = campaignContacts('+3161');
 
 async function sendTo(contacts: string[]) {
 	return await runContactCenter(
@@ -46,7 +33,8 @@ async function sendTo(contacts: string[]) {
 	);
 }
 
-const messagesTo = (contact: string) => sim.messages.filter((m) => m.body.contact === contact);
+const messagesTo = (contact: string) =>
+	service.sim.messages.filter((m) => m.body.contact === contact);
 
 /** Each item's outcome checked against what the simulator received before and during the run. */
 function untrueOutcomes(items: IDataObject[], contacts: string[], sentBefore: Set<string>) {
