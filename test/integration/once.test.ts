@@ -8,7 +8,7 @@ import type { IExecuteFunctions, IHookFunctions, INodeExecutionData } from 'n8n-
 
 import { ContactCenterRecordApi } from '../../credentials/ContactCenterRecordApi.credentials';
 import { once, type Begun, type Ticket, type Work } from '../../nodes/shared/once';
-import { recordTimingForTests } from '../../nodes/shared/once';
+import { onceForTests } from '../../nodes/shared/once';
 import {
 	markReceivedHere,
 	productionRunsStayInThisProcess,
@@ -122,7 +122,7 @@ describe.each([
 	});
 
 	it("finish 'keepTrying' while n8n's API answers 500: done at once in this process, its row written once the API takes it", async () => {
-		recordTimingForTests.set({ retryBudgetMs: 300, pendingRetryMs: 100 });
+		onceForTests.setTiming({ retryBudgetMs: 300, pendingRetryMs: 100 });
 		const work = newWork();
 		await withOnce(async (context) => {
 			const ticket = ticketOf(await once.begin(context, work, purpose));
@@ -142,7 +142,7 @@ describe.each([
 	});
 
 	it("finish 'throw' while n8n's API answers 500 throws, and the key may be begun again", async () => {
-		recordTimingForTests.set({ retryBudgetMs: 300 });
+		onceForTests.setTiming({ retryBudgetMs: 300 });
 		const work = newWork();
 		await withOnce(async (context) => {
 			const ticket = ticketOf(await once.begin(context, work, purpose));

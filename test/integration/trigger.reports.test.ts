@@ -8,7 +8,7 @@
 import type { IDataObject, IRunExecutionData } from 'n8n-workflow';
 
 import { REPORT_INTERVAL_MS, resetReports } from '../../nodes/ContactCenterTrigger/reports';
-import { recordTimingForTests } from '../../nodes/shared/once';
+import { onceForTests } from '../../nodes/shared/once';
 import { deliver, parseAnswer, type Delivery, type FlowOptions } from '../harness/run-trigger-flow';
 import { signBody } from '../simulator';
 import {
@@ -107,7 +107,7 @@ describe('write back in one n8n process: refusals reported in n8n', () => {
 	});
 
 	test("n8n's storage full: the delivery whose row it refuses is answered 200 and kept in memory; the next ones are refused 503 before their run and reported with the figures and the kept one; once space is freed every event is processed exactly once", async () => {
-		recordTimingForTests.set({ pendingRetryMs: 100 });
+		onceForTests.setTiming({ pendingRetryMs: 100 });
 		const [warmUp, kept, ...refused] = newKeys('full', 5);
 		// The first run of the file makes this process one that runs what it receives.
 		expect(parseAnswer(await deliver(flow, signed(writeBack(warmUp))))?.status).toBe('processed');
@@ -144,7 +144,7 @@ describe('write back in one n8n process: refusals reported in n8n', () => {
 	});
 
 	test("n8n's API not answering for longer than the record waits: the delivery running then is kept in memory, the next one is refused 503 and reported as n8n's API not answering, with the kept one", async () => {
-		recordTimingForTests.set({ retryBudgetMs: 600, pendingRetryMs: 100 });
+		onceForTests.setTiming({ retryBudgetMs: 600, pendingRetryMs: 100 });
 		fixture.api.setFaults(() => ({ status: 502 }));
 		const [kept, refused] = newKeys('api-down', 2);
 		expect((await deliver(flow, signed(writeBack(kept)))).status).toBe(200);
@@ -163,7 +163,7 @@ describe('write back in one n8n process: refusals reported in n8n', () => {
 	});
 
 	test('the record key revoked: the delivery the index let run is kept in memory, the next ones are refused 503 and reported as the key expired or revoked, with the steps to a new key', async () => {
-		recordTimingForTests.set({ pendingRetryMs: 100 });
+		onceForTests.setTiming({ pendingRetryMs: 100 });
 		const revoked = fixture.api.addUser('revoked').apiKey;
 		const record = fixture.credentials.get('contactCenterRecordApi') ?? {};
 		fixture.credentials.set('contactCenterRecordApi', { ...record, apiKey: revoked });

@@ -2,7 +2,7 @@ import type { IExecuteFunctions, IHookFunctions, INodeExecutionData } from 'n8n-
 
 import type { Gather } from './batches';
 import { kindOfRecordError, type RecordContext } from './client';
-import { isSizeLimitFailure } from './failure';
+import { isSizeLimitFailure, recordTimingForTests } from './failure';
 import { heldDeliveries, holdHere, releaseHold } from './holds';
 import { forgetIndex } from './indexes';
 import {
@@ -12,11 +12,11 @@ import {
 } from './receivedHere';
 import { record, type CheckResult } from './record';
 import { DEFAULT_RECORD_WINDOWS, rowKeyOf, type RecordWindows } from './rows';
+import { resetOnceState } from './state';
 import { warnIfStorageNearlyFull } from './storage';
 
 export { RECORD_KEY_STEPS } from './apiKey';
 export { testRecordCredential } from './credentialTest';
-export { recordTimingForTests } from './failure';
 export type { CheckResult } from './record';
 
 /** Why a record call failed, for a report in the user's words. */
@@ -298,4 +298,11 @@ export const once = {
 
 	/** How many pieces of work of a scope this process counts as done whose row n8n has not taken yet. */
 	keptOnlyInMemory: record.keptOnlyInMemory,
+};
+
+/** For tests only: shorter waits for n8n's API, and the process as if it had just started. */
+export const onceForTests = {
+	setTiming: recordTimingForTests.set,
+	resetTiming: recordTimingForTests.reset,
+	resetState: resetOnceState,
 };

@@ -21,6 +21,7 @@ import {
 } from './client';
 import { RUN_WARNS_WITHIN_DAYS, expiredAt, expiresSoonMessage, expiresWithinDays } from './apiKey';
 import { usableIndexOf } from './indexes';
+import { state } from './state';
 import {
 	DEFAULT_RECORD_WINDOWS,
 	MAX_RECORD_RETENTION_MS,
@@ -75,19 +76,16 @@ export type CheckResult =
  */
 const CLAIM_SETTLE_MS = 50;
 
-/** When this process last removed rows past the retention, per table. */
-const lastPruned = new Map<string, number>();
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
-/**
- * Work done in this process whose `done` row n8n's API has not taken yet, by row key: counted as
- * done by check and claim until its row is written (see markDoneAndKeepTrying). Lost with the
- * process: in queue mode the claim's `running` row keeps holding the key meanwhile.
+/*
+ * Work done in this process whose `done` row n8n's API has not taken yet (state.pendingDone) is
+ * counted as done by check and claim until its row is written (see markDoneAndKeepTrying). Lost
+ * with the process: in queue mode the claim's `running` row keeps holding the key meanwhile.
  */
-const pendingDone = new Map<string, { at: number; detail: string }>();
 
 const pendingDoneOf = (rowKey: string): CheckResult | undefined => {
-	const pending = pendingDone.get(rowKey);
+	const pending = state.pendingDone.get(rowKey);
 	return pending === undefined ? undefined : { state: 'done', ...pending };
 };
 
@@ -99,8 +97,8 @@ const fromDecision = (decision: ReadDecision): CheckResult =>
 /** Removes rows past the longest retention any user of the table may ask for. */
 function pruneNowAndThen(context: RecordContext, now: number) {
 	void onTable(context, async (table) => {
-		if (now - (lastPruned.get(table.id) ?? 0) < PRUNE_EVERY_MS) return;
-		lastPruned.set(table.id, now);
+		if (now - (state.lastPruned.get(table.id) ?? 0) < PRUNE_EVERY_MS) return;
+		state.lastPruned.set(table.id, now);
 		await deleteRowsWhere(
 			context,
 			table,
@@ -191,7 +189,7 @@ async function claimOnce(
 export const record = {
 	/** How many keys of the scope this process counts as done whose row n8n has not taken yet. */
 	keptOnlyInMemory: (scope: string): number =>
-		[...pendingDone.keys()].filter((rowKey) => rowKey.startsWith(`${scope}|`)).length,
+		[...state.pendingDone.keys()].filter((rowKey) => rowKey.startsWith(`${scope}|`)).length,
 
 	/** Checks that the record can be used, creating its data table; throws a node error if not. */
 	async ensureReady(context: IHookFunctions): Promise<void> {
@@ -348,13 +346,13 @@ export const record = {
 			return 'recorded';
 		} catch (error) {
 			const rowKey = rowKeyOf(scope, key);
-			pendingDone.set(rowKey, { at: Date.now(), detail });
+			state.pendingDone.set(rowKey, { at: Date.now(), detail });
 			context.logger.warn(
 				`Contact Center record: ${rowKey} is done but could not be recorded yet (${(error as Error).message}); this process counts it as done and keeps writing its row`,
 			);
 			void keepTrying(context, `${rowKey} recorded done`, async () => {
 				await record.markDone(context, scope, key, detail, claimId);
-			}).finally(() => pendingDone.delete(rowKey));
+			}).finally(() => state.pendingDone.delete(rowKey));
 			return 'pending';
 		}
 	},
