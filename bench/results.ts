@@ -47,6 +47,7 @@ const RESULTS_MD = path.join(BENCH_DIR, 'RESULTS.md');
 const ORDER = [
 	'send',
 	'send-once',
+	'send-once-n8n',
 	'tokens',
 	'snapshot',
 	'webhook',
