@@ -802,9 +802,10 @@ describe('the data table API stand-in, through n8n-core httpRequest', () => {
 				break;
 			await sleep(10);
 		}
+		// The done row (with its own detail) replaced the claim's row 1.
 		expect(api.rowsOf(RECORD_TABLE, alice.apiKey)).toEqual([
 			expect.objectContaining({
-				id: 1,
+				id: 2,
 				scope: 'conformance',
 				recordKey: 'conformance|event-1',
 				state: 'done',

@@ -301,9 +301,12 @@ export const record = {
 	},
 
 	/**
-	 * Marks the key done: its claim's row (`claimId`, from claim) becomes `done`; without a claim
-	 * row to update, a `done` row is added (a `done` row outweighs any `running` row of its key).
-	 * `gather`: a caller that knows of other calls on their way lets that insert wait for them.
+	 * Marks the key done. Without a detail, its claim's row (`claimId`, from claim) becomes `done`:
+	 * one update turns the rows of every such call of the process done. With a detail of its own
+	 * (a send's message id), which an update of many rows cannot give, a `done` row goes out with
+	 * the process's other inserts and its claim's row with its other deletes. Without a claim row,
+	 * a `done` row is added. A `done` row outweighs any `running` row of its key. `gather`: a
+	 * caller that knows of other calls on their way lets that insert wait for them.
 	 */
 	async markDone(
 		context: RecordContext,
@@ -314,15 +317,16 @@ export const record = {
 		gather?: Gather,
 	): Promise<void> {
 		await onTable(context, async (table) => {
-			if (claimId !== undefined && (await markRowDone(context, table, claimId, detail))) return;
-			const row = {
-				scope,
-				recordKey: rowKeyOf(scope, key),
-				state: 'done' as const,
-				stateAt: Date.now(),
-				detail,
-			};
+			const updatesClaim = claimId !== undefined && detail === '';
+			if (updatesClaim && (await markRowDone(context, table, claimId, detail))) return;
+			const rowKey = rowKeyOf(scope, key);
+			const row = { scope, recordKey: rowKey, state: 'done' as const, stateAt: Date.now(), detail };
 			await insertRow(context, table, row, gather);
+			if (claimId === undefined || updatesClaim) return;
+			const dropClaim = async () => await deleteRow(context, table, claimId);
+			await dropClaim().catch(() =>
+				deleteInBackground(context, table, `claim of ${rowKey} done`, dropClaim, claimId),
+			);
 		});
 	},
 
