@@ -152,6 +152,13 @@ const oneProcess: Strategy = {
 };
 
 /**
+ * How a `done` row with a detail of its own (a send's message id; see record.markDone) waits for
+ * those of the next finishes, to go out in one insert: while they keep coming, each within 60 ms
+ * of the last, up to 250 ms in all. A send's finish is written while the next messages are sent.
+ */
+const FINISHES_WITH_DETAIL: Gather = { ms: 60, upToMs: 250, until: 100 };
+
+/**
  * Wherever several n8n processes may run the same work (queue mode), and wherever a crash must
  * leave a trace (a send whose claim stays says "may have been sent"): each begin inserts a claim
  * row; the oldest live claim of a key wins.
@@ -169,7 +176,7 @@ const sharedTable: Strategy = {
 		}
 	},
 	async finish(context, ticket, detail, whenRecordFails) {
-		await writeDone(context, ticket, detail, whenRecordFails);
+		await writeDone(context, ticket, detail, whenRecordFails, FINISHES_WITH_DETAIL);
 	},
 	async abandon(context, ticket) {
 		await record.release(context, ticket.work.scope, ticket.work.key, ticket.claimId);

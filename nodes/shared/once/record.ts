@@ -76,6 +76,9 @@ export type CheckResult =
  */
 const CLAIM_SETTLE_MS = 50;
 
+/** The claims whose `done` rows went out together are deleted together. */
+const CLAIMS_DONE_TOGETHER: Gather = { ms: 2, upToMs: 10, until: 100 };
+
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
 /*
@@ -323,7 +326,7 @@ export const record = {
 			const row = { scope, recordKey: rowKey, state: 'done' as const, stateAt: Date.now(), detail };
 			await insertRow(context, table, row, gather);
 			if (claimId === undefined || updatesClaim) return;
-			const dropClaim = async () => await deleteRow(context, table, claimId);
+			const dropClaim = async () => await deleteRow(context, table, claimId, CLAIMS_DONE_TOGETHER);
 			await dropClaim().catch(() =>
 				deleteInBackground(context, table, `claim of ${rowKey} done`, dropClaim, claimId),
 			);

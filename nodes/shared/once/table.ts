@@ -208,7 +208,11 @@ export async function readPage(
 	return { rows: rowsOf(answer), entries: answer?.data?.length ?? 0 };
 }
 
-/** Inserts a row (batched with the process's concurrent inserts); resolves with its id. */
+/**
+ * Inserts a row (batched with the process's concurrent inserts of rows of its state); resolves
+ * with its id. `done` rows go in a lane of their own, so that a batch gathering them never holds
+ * a claim back.
+ */
 export async function insertRow(
 	context: RecordContext,
 	table: Table,
@@ -216,7 +220,7 @@ export async function insertRow(
 	gather?: Gather,
 ): Promise<number> {
 	return await inBatch(
-		laneOf('insert', table),
+		laneOf(`insert ${row.state}`, table),
 		row,
 		async (rows) => {
 			const inserted = await api(context, table.target, 'POST', rowsPath(table), {
@@ -274,12 +278,17 @@ export async function deleteRowsWhere(context: RecordContext, table: Table, filt
 }
 
 /** Deletes a row by id (together with the process's concurrent deletes). */
-export async function deleteRow(context: RecordContext, table: Table, id: number) {
-	await inBatch(laneOf('delete', table), id, async (ids) => {
-		await deleteRowsWhere(context, table, anyIdFilter(ids));
-		changed(table, { kind: 'deleted', ids });
-		return ids.map(() => undefined);
-	});
+export async function deleteRow(context: RecordContext, table: Table, id: number, gather?: Gather) {
+	await inBatch(
+		laneOf('delete', table),
+		id,
+		async (ids) => {
+			await deleteRowsWhere(context, table, anyIdFilter(ids));
+			changed(table, { kind: 'deleted', ids });
+			return ids.map(() => undefined);
+		},
+		gather,
+	);
 }
 
 /** Deletes every `running` row of a row key. */
