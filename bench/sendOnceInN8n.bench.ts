@@ -78,13 +78,13 @@ describe(`Send Once at the rate limit in n8n ${rt.N8N_VERSION} (${LIMIT} per ${W
 	}, 900_000);
 	afterAll(async () => await stack?.stop(), 120_000);
 
-	async function campaign(mode: Mode): Promise<Round> {
+	async function campaign(mode: Mode, count = CAMPAIGN): Promise<Round> {
 		await rt.sleep(WINDOW_S * 1000 + 500);
 		campaigns++;
 		const c = {
 			campaign: `bench-${Date.now()}-${campaigns}`,
 			prefix: String(70 + campaigns),
-			count: CAMPAIGN,
+			count,
 			rate: LIMIT,
 			period: WINDOW_S,
 		};
@@ -123,13 +123,17 @@ describe(`Send Once at the rate limit in n8n ${rt.N8N_VERSION} (${LIMIT} per ${W
 			mode,
 			accepted: accepted.length,
 			twice: [...perContact.values()].filter((n) => n > 1).length,
-			lost: CAMPAIGN - perContact.size,
+			lost: count - perContact.size,
 			share: spanMs > 0 ? (accepted.length - 1) / ((spanMs / (WINDOW_S * 1000)) * LIMIT) : 0,
 			makespanMs: Date.parse(execution.stoppedAt) - Date.parse(execution.startedAt),
 		};
 		console.log(round);
 		return round;
 	}
+
+	it("warm-up: the OAuth2 token and the record's data table, outside the measured campaigns", async () => {
+		await campaign('message', 1);
+	}, 600_000);
 
 	for (let round = 1; round <= ROUNDS; round++) {
 		it(`round ${round}: Send Once off, then Same Message Once`, async () => {
@@ -180,7 +184,7 @@ describe(`Send Once at the rate limit in n8n ${rt.N8N_VERSION} (${LIMIT} per ${W
 			title: 'Send Once at the rate limit in a real n8n',
 			command:
 				'npx jest --selectProjects bench --runInBand --testTimeout=1800000 bench/sendOnceInN8n.bench.ts',
-			method: `n8n ${rt.N8N_VERSION} in one process (SQLite), this package installed from its build; the simulator's limit ${LIMIT} sends per ${WINDOW_S} s (429 with Retry-After beyond it). The e2e suites' campaign workflow (a webhook, a Code node making one item per contact, the Contact Center node's Send with Rate Limit ${LIMIT} per ${WINDOW_S} s) in two copies, Send Once Off and Same Message Once (the record: n8n's own data table through its public API), ${CAMPAIGN} contacts a campaign, alternated, ${ROUNDS} rounds in one n8n. Share = (accepted - 1) / ((last accept - first accept) / window x limit), from the simulator's log; makespan = the execution's start to stop as n8n lists it. The window was left to empty before each campaign.`,
+			method: `n8n ${rt.N8N_VERSION} in one process (SQLite), this package installed from its build; the simulator's limit ${LIMIT} sends per ${WINDOW_S} s (429 with Retry-After beyond it). The e2e suites' campaign workflow (a webhook, a Code node making one item per contact, the Contact Center node's Send with Rate Limit ${LIMIT} per ${WINDOW_S} s) in two copies, Send Once Off and Same Message Once (the record: n8n's own data table through its public API), ${CAMPAIGN} contacts a campaign, alternated, ${ROUNDS} rounds in one n8n, after a campaign of one contact that fetched the token and created the record's table. Share = (accepted - 1) / ((last accept - first accept) / window x limit), from the simulator's log; makespan = the execution's start to stop as n8n lists it. The window was left to empty before each campaign.`,
 			figures,
 			n8nVersion: rt.N8N_VERSION,
 			raw: rounds,
