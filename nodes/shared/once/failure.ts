@@ -154,7 +154,7 @@ export function textAnswerFailure(answer: unknown): RecordFailure | undefined {
  * `attemptTimeoutMs`: how long one attempt may take.
  *
  * `pendingRetryMs`: the first wait before a `done` row n8n's API did not take is written again
- * (see markDoneAndKeepTrying); each next wait doubles, up to a minute.
+ * (see record.finishAndKeepTrying); each next wait doubles, up to a minute.
  */
 const DEFAULT_RECORD_TIMING = {
 	retryBudgetMs: 15_000,

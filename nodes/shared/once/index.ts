@@ -108,8 +108,8 @@ async function writeDone(
 ): Promise<void> {
 	const { scope, key } = ticket.work;
 	if (whenRecordFails === 'throw')
-		await record.markDone(context, scope, key, detail, ticket.claimId, gather);
-	else await record.markDoneAndKeepTrying(context, scope, key, detail, ticket.claimId, gather);
+		await record.finish(context, scope, key, detail, ticket.claimId, gather);
+	else await record.finishAndKeepTrying(context, scope, key, detail, ticket.claimId, gather);
 }
 
 /**
@@ -152,7 +152,7 @@ const oneProcess: Strategy = {
 };
 
 /**
- * How a `done` row with a detail of its own (a send's message id; see record.markDone) waits for
+ * How a `done` row with a detail of its own (a send's message id; see record.finish) waits for
  * those of the next finishes, to go out in one insert: while they keep coming, each within 60 ms
  * of the last, up to 250 ms in all. A send's finish is written while the next messages are sent.
  */
@@ -167,7 +167,7 @@ const sharedTable: Strategy = {
 	async begin(context, work, gather) {
 		if (!holdHere(holdKeyOf(work), Date.now())) return await heldByAnother(context, work, false);
 		try {
-			const claim = await record.claim(context, work.scope, work.key, windowsOf(work), gather);
+			const claim = await record.begin(context, work.scope, work.key, windowsOf(work), gather);
 			if (claim.state !== 'claimed') return claim;
 			const ticket = { work, claimId: claim.claimId, strategy: sharedTable };
 			return { state: 'claimed', ticket, abandonedAt: claim.abandonedAt };
@@ -179,7 +179,7 @@ const sharedTable: Strategy = {
 		await writeDone(context, ticket, detail, whenRecordFails, FINISHES_WITH_DETAIL);
 	},
 	async abandon(context, ticket) {
-		await record.release(context, ticket.work.scope, ticket.work.key, ticket.claimId);
+		await record.abandon(context, ticket.work.scope, ticket.work.key, ticket.claimId);
 	},
 };
 

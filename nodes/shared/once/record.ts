@@ -56,7 +56,7 @@ import {
 
 export type ClaimResult =
 	/**
-	 * `claimId`: the claim's row, to pass to markDone. `abandonedAt`: an earlier claim of the key
+	 * `claimId`: the claim's row, to pass to finish. `abandonedAt`: an earlier claim of the key
 	 * was left by a process that stopped (see decideClaim).
 	 */
 	| { state: 'claimed'; claimId: number; abandonedAt?: number }
@@ -83,7 +83,7 @@ const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
 /*
  * Work done in this process whose `done` row n8n's API has not taken yet (state.pendingDone) is
- * counted as done by check and claim until its row is written (see markDoneAndKeepTrying). Lost
+ * counted as done by check and begin until its row is written (see finishAndKeepTrying). Lost
  * with the process: in queue mode the claim's `running` row keeps holding the key meanwhile.
  */
 
@@ -250,7 +250,7 @@ export const record = {
 	 * that fails on its way deletes the rows it inserted, so that no claim stays behind without a run.
 	 * `gather`: claims begun together go out in one insert and one read.
 	 */
-	async claim(
+	async begin(
 		context: RecordContext,
 		scope: string,
 		key: string,
@@ -304,14 +304,14 @@ export const record = {
 	},
 
 	/**
-	 * Marks the key done. Without a detail, its claim's row (`claimId`, from claim) becomes `done`:
+	 * Marks the key done. Without a detail, its claim's row (`claimId`, from begin) becomes `done`:
 	 * one update turns the rows of every such call of the process done. With a detail of its own
 	 * (a send's message id), which an update of many rows cannot give, a `done` row goes out with
 	 * the process's other inserts and its claim's row with its other deletes. Without a claim row,
 	 * a `done` row is added. A `done` row outweighs any `running` row of its key. `gather`: a
 	 * caller that knows of other calls on their way lets that insert wait for them.
 	 */
-	async markDone(
+	async finish(
 		context: RecordContext,
 		scope: string,
 		key: string,
@@ -334,13 +334,13 @@ export const record = {
 	},
 
 	/**
-	 * Marks the key done as markDone does; when n8n's API does not take the write now (after the
+	 * Marks the key done as finish does; when n8n's API does not take the write now (after the
 	 * retries of every record call), the key counts as done in this process at once (check and
-	 * claim answer `done`) and its row is written in the background as soon as the API takes it.
+	 * begin answer `done`) and its row is written in the background as soon as the API takes it.
 	 * For work that has happened: it must never be done again because its row came late. Never
 	 * throws; says whether the row is in the record or still to be written.
 	 */
-	async markDoneAndKeepTrying(
+	async finishAndKeepTrying(
 		context: RecordContext,
 		scope: string,
 		key: string,
@@ -349,7 +349,7 @@ export const record = {
 		gather?: Gather,
 	): Promise<'recorded' | 'pending'> {
 		try {
-			await record.markDone(context, scope, key, detail, claimId, gather);
+			await record.finish(context, scope, key, detail, claimId, gather);
 			return 'recorded';
 		} catch (error) {
 			const rowKey = rowKeyOf(scope, key);
@@ -358,7 +358,7 @@ export const record = {
 				`Contact Center record: ${rowKey} is done but could not be recorded yet (${(error as Error).message}); this process counts it as done and keeps writing its row`,
 			);
 			void keepTrying(context, `${rowKey} recorded done`, async () => {
-				await record.markDone(context, scope, key, detail, claimId);
+				await record.finish(context, scope, key, detail, claimId);
 			}).finally(() => state.pendingDone.delete(rowKey));
 			return 'pending';
 		}
@@ -370,7 +370,7 @@ export const record = {
 	 * not take the delete of a claim's row, this process leaves the row out of its decisions at
 	 * once and deletes it in the background (another process sees the claim until then).
 	 */
-	async release(
+	async abandon(
 		context: RecordContext,
 		scope: string,
 		key: string,
