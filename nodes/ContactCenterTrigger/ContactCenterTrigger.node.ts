@@ -14,7 +14,13 @@ import { testRecordCredential } from '../shared/once';
 import { credentialTestMethods, endpointProperty, type Endpoint } from './description';
 import { lookupProperties, runLookup } from './lookup.endpoint';
 import { notificationProperties } from './notification.endpoint';
-import { failWithReport, refuse, reportOf } from './reports';
+import {
+	failWithReport,
+	keptInMemoryAskedFor,
+	refuse,
+	reportKeptInMemory,
+	reportOf,
+} from './reports';
 import { checkSigningSecret, readSignedBody } from './signedRequest';
 import { computedWebhookFields } from './webhookFields';
 import {
@@ -122,7 +128,11 @@ export class ContactCenterTrigger implements INodeType {
 		const endpoint = this.getNodeParameter('endpoint', 'lookup') as Endpoint;
 		const signed = await readSignedBody(this);
 		if (!signed.ok) return refuse(this, endpoint, signed.refusal);
-		if (endpoint === 'writeBack') return await receiveWriteBack(this, signed.body);
+		if (endpoint === 'writeBack') {
+			const kept = keptInMemoryAskedFor(signed.body);
+			if (kept !== undefined) return reportKeptInMemory(this, kept);
+			return await receiveWriteBack(this, signed.body);
+		}
 		// Lookup (2.9) and notification (2.12) bodies are passed on as sent, whatever their fields.
 		return { workflowData: [this.helpers.returnJsonArray(signed.body)] };
 	}

@@ -7,8 +7,9 @@ import type {
 } from 'n8n-workflow';
 
 import { operationError } from '../shared/operationError';
-import type { Endpoint } from './description';
+import { SIGNING_SECRET_CREDENTIAL, type Endpoint } from './description';
 import { writeJsonResponse, type MinimalResponse } from './request';
+import { computeSignature, decodeSigningSecret, SIGNATURE_HEADER } from './signature';
 
 /**
  * Nothing fails silently: a call the trigger refuses (401, 400, 500, 503) starts no run of the
@@ -32,6 +33,9 @@ export type RefusalCause =
 	| 'apiUnavailable'
 	| 'apiRateLimited'
 	| 'recordUnusable';
+
+/** What a report is about: calls refused, or write backs processed whose key only memory holds. */
+type ReportCause = RefusalCause | 'keptInMemory';
 
 export const REPORT_INTERVAL_MS = 5 * 60_000;
 
@@ -68,7 +72,7 @@ export function resetReports(): void {
  */
 export function countRefusal(
 	nodeKey: string,
-	cause: RefusalCause,
+	cause: ReportCause | 'keptInMemoryCall',
 	now = Date.now(),
 ): { refused: number; since: number } | undefined {
 	const key = `${nodeKey} ${cause}`;
@@ -99,7 +103,7 @@ const ENDPOINT_NAME: Record<Endpoint, string> = {
 /** Beside `json` on the report item, so that no body the service sends can pass for a report. */
 const REPORT_FIELD = 'contactCenterReport';
 
-const nodeKeyOf = (context: IWebhookFunctions) =>
+const nodeKeyOf = (context: IWebhookFunctions | IExecuteFunctions) =>
 	`${context.getWorkflow().id ?? ''} ${context.getNode().webhookId ?? context.getNode().id}`;
 
 const calls = (n: number) => (n === 1 ? '1 call' : `${n} calls`);
@@ -118,21 +122,109 @@ export function refuse(
 	if (context.getMode() === 'manual') return { noWebhookResponse: true };
 	const due = countRefusal(nodeKeyOf(context), refusal.cause);
 	if (due === undefined) return { noWebhookResponse: true };
-	const message = `${refusal.what}: ${calls(due.refused)} to the ${ENDPOINT_NAME[endpoint]} URL refused (${refusal.status}) since ${new Date(due.since).toISOString()}`;
-	const description = `${refusal.fix} ${SERVICE_AGAIN[endpoint]} This trigger reports each cause at most once every ${REPORT_INTERVAL_MS / 60_000} minutes in each n8n process; the calls refused in between are counted in the next report.`;
-	context.logger.warn(`Contact Center Trigger "${context.getNode().name}": ${message}`, {
-		workflowId: context.getWorkflow().id,
+	return reportRun(context, {
 		cause: refusal.cause,
-	});
-	const json: IDataObject = {
-		cause: refusal.cause,
+		message: `${refusal.what}: ${calls(due.refused)} to the ${ENDPOINT_NAME[endpoint]} URL refused (${refusal.status}) since ${new Date(due.since).toISOString()}`,
+		description: `${refusal.fix} ${SERVICE_AGAIN[endpoint]} ${REPORT_BOUND}`,
 		status: refusal.status,
 		refusedCalls: due.refused,
 		since: new Date(due.since).toISOString(),
-		message,
-		description,
-	};
-	return { noWebhookResponse: true, workflowData: [[{ json, [REPORT_FIELD]: 1 }]] };
+	});
+}
+
+const REPORT_BOUND = `This trigger reports each cause at most once every ${REPORT_INTERVAL_MS / 60_000} minutes in each n8n process; the calls refused in between are counted in the next report.`;
+
+/** Logs the report and hands n8n its run, which fails at the trigger (see failWithReport). */
+function reportRun(
+	context: IWebhookFunctions,
+	report: IDataObject & { cause: ReportCause; message: string },
+): IWebhookResponseData {
+	context.logger.warn(`Contact Center Trigger "${context.getNode().name}": ${report.message}`, {
+		workflowId: context.getWorkflow().id,
+		cause: report.cause,
+	});
+	return { noWebhookResponse: true, workflowData: [[{ json: report, [REPORT_FIELD]: 1 }]] };
+}
+
+/**
+ * A write back that ran and was answered 200 while n8n's API did not take its `done` row is held
+ * as done only in the memory of the process that ran it (see ../shared/once). A run cannot start
+ * another run, so that process asks for the report the way the service calls: a call to the
+ * trigger's own Write Back URL, signed with its secret key. The URL travels from the webhook call
+ * to the run beside the item's `json`, like the ticket, so that it also reaches a queue-mode worker.
+ */
+const REPORT_URL_FIELD = 'contactCenterReportUrl';
+const KEPT_IN_MEMORY_FIELD = 'contactCenterKeptInMemory';
+
+export function carryReportUrl(context: IWebhookFunctions, item: INodeExecutionData): void {
+	const url = context.getNodeWebhookUrl('default');
+	if (url !== undefined) item[REPORT_URL_FIELD] = url;
+}
+
+export function withoutReportUrl(items: INodeExecutionData[]): INodeExecutionData[] {
+	return items.map((item) => {
+		if (!(REPORT_URL_FIELD in item)) return item;
+		const copy = { ...item };
+		delete copy[REPORT_URL_FIELD];
+		return copy;
+	});
+}
+
+/**
+ * In the run that just finished: asks for a report of the write backs kept only in memory, at
+ * most once every REPORT_INTERVAL_MS per trigger node in this process. Never throws; without the
+ * URL (a run n8n started again after a restart) the log line of the record is all there is.
+ */
+export async function askForKeptInMemoryReport(
+	context: IExecuteFunctions,
+	item: INodeExecutionData | undefined,
+	kept: number,
+): Promise<void> {
+	const url = item?.[REPORT_URL_FIELD];
+	if (kept === 0 || typeof url !== 'string') return;
+	if (countRefusal(nodeKeyOf(context), 'keptInMemoryCall') === undefined) return;
+	try {
+		const credentials = await context.getCredentials(SIGNING_SECRET_CREDENTIAL);
+		const secret = decodeSigningSecret(credentials.secret);
+		if (!secret.ok) return;
+		const body = Buffer.from(JSON.stringify({ [KEPT_IN_MEMORY_FIELD]: kept }));
+		await context.helpers.httpRequest({
+			method: 'POST',
+			url,
+			body,
+			headers: {
+				'content-type': 'application/json',
+				[SIGNATURE_HEADER]: computeSignature(secret.key, body),
+			},
+			timeout: 10_000,
+		});
+	} catch (error) {
+		context.logger.warn(
+			`Contact Center Trigger "${context.getNode().name}": ${kept} processed write back(s) are kept as done only in this process's memory, and asking for their report failed: ${(error as Error).message}`,
+		);
+	}
+}
+
+/** The count a signed call to the Write Back URL asks to report, if it is such a call. */
+export function keptInMemoryAskedFor(body: IDataObject): number | undefined {
+	const kept = body[KEPT_IN_MEMORY_FIELD];
+	return typeof kept === 'number' && Number.isInteger(kept) && kept > 0 ? kept : undefined;
+}
+
+/** Answers the trigger's own call for a report of write backs kept only in memory, and reports. */
+export function reportKeptInMemory(context: IWebhookFunctions, kept: number): IWebhookResponseData {
+	const res = context.getResponseObject() as unknown as MinimalResponse;
+	writeJsonResponse(res, 202, { message: 'reported' });
+	if (context.getMode() === 'manual') return { noWebhookResponse: true };
+	const due = countRefusal(nodeKeyOf(context), 'keptInMemory');
+	if (due === undefined) return { noWebhookResponse: true };
+	const them = kept === 1 ? 'its key is' : 'their keys are';
+	return reportRun(context, {
+		cause: 'keptInMemory',
+		message: `${kept === 1 ? '1 write back was' : `${kept} write backs were`} processed and answered 200, but n8n's API did not take ${kept === 1 ? 'its' : 'their'} record row, so ${them} held as done only in the memory of the n8n process that ran ${kept === 1 ? 'it' : 'them'}`,
+		description: `Should that process restart before the rows are written, a delivery of the same event would run the workflow again. n8n's log has the cause ("could not be recorded yet") and says "resolved" once a row is written. The usual causes: n8n's data table storage is full (free space or raise N8N_DATA_TABLES_MAX_SIZE_BYTES), or the record's n8n API key expired or was revoked (create a new key). ${REPORT_BOUND}`,
+		keptInMemory: kept,
+	});
 }
 
 /** The report a run was started for, if its first item is one. */

@@ -26,7 +26,13 @@ import {
 	writeBackAnswer,
 	type WriteBackStatus,
 } from './answers';
-import { refuse, type Refusal } from './reports';
+import {
+	askForKeptInMemoryReport,
+	carryReportUrl,
+	refuse,
+	withoutReportUrl,
+	type Refusal,
+} from './reports';
 import { KNOWN_WRITE_BACK_TYPES, simplifyWriteBack } from './simplify';
 
 /**
@@ -178,6 +184,7 @@ export async function receiveWriteBack(
 	const simplify = context.getNodeParameter('simplify', false) as boolean;
 	const items = context.helpers.returnJsonArray(simplify ? simplifyWriteBack(body) : body);
 	once.handToRun(items[0], ticket);
+	carryReportUrl(context, items[0]);
 	return { workflowData: [items] };
 }
 
@@ -192,7 +199,7 @@ export async function runWriteBack(
 	input: INodeExecutionData[],
 ): Promise<INodeExecutionData[][]> {
 	const key = input.length > 0 ? idempotencyKeyOf(input[0].json) : undefined;
-	const items = once.withoutTicket(input);
+	const items = withoutReportUrl(once.withoutTicket(input));
 	let ticket: Ticket | undefined;
 	if (key !== undefined && context.getMode() !== 'manual') {
 		await once.warnIfKeyExpiresSoon(context);
@@ -222,6 +229,8 @@ export async function runWriteBack(
 		// row yet, so that no redelivery runs it again.
 		if (ticket !== undefined) await once.finish(context, ticket, '', 'keepTrying');
 		await answerWriteBack(context, 'processed', key);
+		const kept = once.keptOnlyInMemory(writeBackScopeOf(context));
+		await askForKeptInMemoryReport(context, input[0], kept);
 	});
 	return [items];
 }

@@ -25,7 +25,7 @@ const { evaluateMetric, METRIC_ENDPOINTS }: Json = metricsModule;
 const {
 	freshStateDir,
 	postSigned,
-	refusalReportOf,
+	triggerReportOf,
 	npmRunCall,
 	readFixture,
 	report,
@@ -809,16 +809,16 @@ describe('trigger endpoints with signed requests (undici)', () => {
 		await waitFor(
 			async () =>
 				(await newRuns()).some(
-					(execution: Json) => !refusalReportOf(execution) && execution.finished,
+					(execution: Json) => !triggerReportOf(execution) && execution.finished,
 				),
 			{ what: 'the run of the valid write back' },
 		);
 		const added = await newRuns();
-		const reports = added.filter((execution: Json) => refusalReportOf(execution));
+		const reports = added.filter((execution: Json) => triggerReportOf(execution));
 		expect(added.length - reports.length).toBe(1);
 		expect(reports.length).toBeLessThanOrEqual(1);
 		for (const execution of reports)
-			expect(refusalReportOf(execution).message).toMatch(
+			expect(triggerReportOf(execution).message).toMatch(
 				/^Signed calls whose body was not a JSON object/,
 			);
 	});
@@ -905,7 +905,7 @@ describe('trigger endpoints with signed requests (undici)', () => {
 				(await executionsOf(workflowId('notification'), true)).some(
 					(execution: Json) =>
 						!before.notification.includes(String(execution.id)) &&
-						!refusalReportOf(execution) &&
+						!triggerReportOf(execution) &&
 						execution.finished,
 				),
 			{
@@ -916,8 +916,8 @@ describe('trigger endpoints with signed requests (undici)', () => {
 			const added = (await executionsOf(workflowId(endpoint), true)).filter(
 				(execution: Json) => !before[endpoint].includes(String(execution.id)),
 			);
-			const reports = added.filter((execution: Json) => refusalReportOf(execution));
-			const others = added.filter((execution: Json) => !refusalReportOf(execution));
+			const reports = added.filter((execution: Json) => triggerReportOf(execution));
+			const others = added.filter((execution: Json) => !triggerReportOf(execution));
 			expect({ endpoint, others: others.length }).toEqual({
 				endpoint,
 				others: endpoint === 'notification' ? 1 : 0,
@@ -926,7 +926,7 @@ describe('trigger endpoints with signed requests (undici)', () => {
 			// 5 minutes leaves none.
 			expect(reports.length).toBeLessThanOrEqual(2);
 			for (const execution of reports)
-				expect(refusalReportOf(execution).message).toMatch(
+				expect(triggerReportOf(execution).message).toMatch(
 					/^(Calls without a valid signature|The signature did not match)/,
 				);
 		}
@@ -979,7 +979,7 @@ describe('trigger endpoints with signed requests (undici)', () => {
 			}
 			// Nothing ran but, for a refusal, its report: a run that failed at the trigger.
 			const executions = await executionsOf(created.id, true);
-			expect(executions.filter((execution: Json) => !refusalReportOf(execution))).toEqual([]);
+			expect(executions.filter((execution: Json) => !triggerReportOf(execution))).toEqual([]);
 			expect(executions.length).toBeLessThanOrEqual(res.status === 503 ? 1 : 0);
 		} else {
 			expect(refusal).toContain('The write back record cannot be used');

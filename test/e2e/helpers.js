@@ -189,16 +189,17 @@ async function createMemberWithKey(
 }
 
 /**
- * The error of an execution that is the trigger's report of refused calls (failed at the trigger,
- * no other node ran, "… refused (401) since …"), else undefined. Needs the execution's data.
+ * The error of an execution that is one of the trigger's reports (failed at the trigger, no other
+ * node ran, "… refused (401) since …", or write backs "… held as done only in the memory …"),
+ * else undefined. Needs the execution's data.
  */
-function refusalReportOf(execution) {
+function triggerReportOf(execution) {
 	const resultData = execution.data?.resultData ?? {};
 	const ran = Object.keys(resultData.runData ?? {});
 	const error = resultData.error;
 	return execution.status === 'error' &&
 		ran.length === 1 &&
-		/ refused \(\d{3}\) since /.test(error?.message ?? '')
+		/ refused \(\d{3}\) since | held as done only in the memory /.test(error?.message ?? '')
 		? error
 		: undefined;
 }
@@ -242,7 +243,7 @@ const SLOW_WRITE_BACK_TABLE = {
 module.exports = {
 	SLOW_WRITE_BACK_TABLE,
 	errorWorkflowMessages,
-	refusalReportOf,
+	triggerReportOf,
 	watchedCopy,
 	createMemberWithKey,
 	npmRunCall,

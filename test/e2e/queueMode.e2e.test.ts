@@ -1,4 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- test code: JSON read from n8n and PostgreSQL, untyped */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: random filler rows */
+import { randomBytes } from 'node:crypto';
+
 /**
  * End to end in n8n 2.41.1 **queue mode**: one main process, two `n8n webhook` processes, two
  * `n8n worker` processes, Redis 7 and PostgreSQL 15 (scripts/lib/queue-mode.js starts all of it,
@@ -41,7 +44,7 @@ const {
 	errorWorkflowMessages,
 	postSigned,
 	readFixture,
-	refusalReportOf,
+	triggerReportOf,
 	report,
 	sendAsOtherSender,
 	waitFor,
@@ -94,6 +97,9 @@ const CLOCK_AHEAD_ENV = {
 	...clockAheadEnv(61 * 60 * 1000),
 };
 /** What the guarantee says of a redelivery of a key answered 2xx: 200 duplicate, no run. */
+/** n8n's data table limit for the stack: room for every test, and little to fill for test 6c. */
+const STORAGE_LIMIT_BYTES = 8 * 1024 * 1024;
+const FILLER = { name: 'e2e_queue_filler', columns: [{ name: 'text', type: 'string' }] };
 const duplicate = (a: { status?: number; state?: string }) =>
 	`${a.status} ${a.state}` === '200 duplicate';
 
@@ -279,6 +285,7 @@ beforeAll(async () => {
 			activate: [SLOW_WRITE_BACK.id, SEND_CAMPAIGN.id, WATCHED_WRITE_BACK.id],
 			dataTables: [WRITES_TABLE],
 			workerEnv: WORKER_ENV,
+			extraEnv: { N8N_DATA_TABLES_MAX_SIZE_BYTES: String(STORAGE_LIMIT_BYTES) },
 			log: (line: string) => report(`[queue] ${line}`),
 		})
 		.catch((error: Error) => {
@@ -896,7 +903,7 @@ describe('queue mode: lookup and signatures', () => {
 		const executions = await settledExecutions(EXAMPLE_WRITE_BACK, before + 1);
 		// Each webhook process reports each cause (unsigned; tampered) once, as a run failed at
 		// the trigger; a report of either cause within 5 minutes before leaves none.
-		const reports = executions.slice(0, executions.length - before).filter(refusalReportOf);
+		const reports = executions.slice(0, executions.length - before).filter(triggerReportOf);
 		expect(executions.length - reports.length).toBe(before + 1);
 		expect(reports.length).toBeLessThanOrEqual(4);
 		expect(executions.some((e) => keyOf(e, EXAMPLE_TRIGGER) === key)).toBe(false);
@@ -925,13 +932,91 @@ describe('queue mode: refused calls reported in n8n', () => {
 		);
 		figure('6b. Error Workflow run after the first refused call', `${Date.now() - stamp} ms`);
 		const executions = await settledExecutions(WATCHED_WRITE_BACK.id, 1);
-		const reports = executions.map(refusalReportOf).filter(Boolean) as Json[];
+		const reports = executions.map(triggerReportOf).filter(Boolean) as Json[];
 		figure('6b. reports of 60 refused calls (2 webhook processes)', reports.length);
 		expect(executions.length).toBe(reports.length);
 		expect(reports.length).toBeGreaterThanOrEqual(1);
 		expect(reports.length).toBeLessThanOrEqual(hooks.length);
 		for (const error of reports)
 			expect(error.message).toMatch(/^The signature did not match the secret key/);
+	});
+});
+
+describe('queue mode: storage full reported in n8n', () => {
+	test("6c. n8n's data table storage full: write backs to both webhook processes refused 503 before any run, reported (a worker runs the report, the Error Workflow runs within 90 s, at most one per webhook process); after space is freed each is processed exactly once", async () => {
+		const filler = await local.ensureDataTable(stack.main, FILLER);
+		// Random text: PostgreSQL would compress a repeated one into nearly nothing.
+		const rows = () =>
+			Array.from({ length: 20 }, () => ({ text: randomBytes(1000).toString('hex') }));
+		let refusedInsert = false;
+		for (let batch = 0; batch < 400 && !refusedInsert; batch++) {
+			const inserted = await fetch(`${stack.main.baseUrl}/api/v1/data-tables/${filler.id}/rows`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json', 'x-n8n-api-key': stack.main.apiKey },
+				body: JSON.stringify({ data: rows() }),
+			});
+			refusedInsert = inserted.status !== 200;
+		}
+		expect(refusedInsert).toBe(true);
+		const stamp = Date.now();
+		const hooks = urls(WATCHED_WRITE_BACK.id);
+		const keys = Array.from({ length: 10 }, (_, i) => `q6c-${stamp}-${i}`);
+		const first = [];
+		for (const [i, key] of keys.entries())
+			first.push(
+				await postSigned(hooks[i % hooks.length], writeBack(key, `conv-${key}`), {
+					secret: secret(),
+				}),
+			);
+		figure(
+			'6c. answers with the storage full',
+			first.map((answer: Json) => answer.status),
+		);
+		expect(new Set(first.map((answer: Json) => answer.status))).toEqual(new Set([503]));
+		await waitFor(
+			async () =>
+				(await errorWorkflowMessages(stack.main, ERROR_WORKFLOW.id)).some((m: string) =>
+					/^n8n's data table storage is full/.test(m),
+				),
+			{ what: 'the Error Workflow run', timeoutMs: 90_000, intervalMs: 1000 },
+		);
+		figure('6c. Error Workflow run after the first refused call', `${Date.now() - stamp} ms`);
+		const reports = (
+			(await settledExecutions(WATCHED_WRITE_BACK.id)).map(triggerReportOf) as Json[]
+		).filter((error: Json) => /^n8n's data table storage is full/.test(error?.message ?? ''));
+		expect(reports.length).toBeGreaterThanOrEqual(1);
+		expect(reports.length).toBeLessThanOrEqual(hooks.length);
+		expect(reports[0].description).toMatch(/N8N_DATA_TABLES_MAX_SIZE_BYTES/);
+
+		await rt.publicApi(stack.main, 'DELETE', `/data-tables/${filler.id}`);
+		// The service delivers each again (an hour later; here as soon as n8n takes rows again).
+		await waitFor(
+			async () => {
+				const answer = await postSigned(hooks[0], writeBack(keys[0], `conv-${keys[0]}`), {
+					secret: secret(),
+				});
+				return answer.status === 200 ? answer : undefined;
+			},
+			{ what: 'a redelivery accepted after space was freed', timeoutMs: 180_000, intervalMs: 3000 },
+		);
+		for (const [i, key] of keys.slice(1).entries())
+			expect(
+				(
+					await postSigned(hooks[(i + 1) % hooks.length], writeBack(key, `conv-${key}`), {
+						secret: secret(),
+					})
+				).json?.status,
+			).toBe('processed');
+		for (const key of keys)
+			expect(
+				(await postSigned(hooks[1], writeBack(key, `conv-${key}`), { secret: secret() })).json
+					?.status,
+			).toBe('duplicate');
+		const executions = await settledExecutions(WATCHED_WRITE_BACK.id);
+		const runsPerKey = keys.map(
+			(key) => executions.filter((e: Json) => keyOf(e, SLOW_TRIGGER) === key).length,
+		);
+		expect(runsPerKey).toEqual(keys.map(() => 1));
 	});
 });
 

@@ -16,7 +16,7 @@ const local: Json = localModule;
 const {
 	freshStateDir,
 	postSigned,
-	refusalReportOf,
+	triggerReportOf,
 	report,
 	startEchoServer,
 	waitFor,
@@ -314,11 +314,11 @@ describe('the record credential in a real n8n', () => {
 		const executions = await waitFor(
 			async () => {
 				const list = await rt.listExecutions(instance(), { workflowId, includeData: true });
-				return list.some(refusalReportOf) ? list : undefined;
+				return list.some(triggerReportOf) ? list : undefined;
 			},
 			{ what: 'the report of the refused delivery' },
 		);
-		const reports = executions.map(refusalReportOf).filter(Boolean);
+		const reports = executions.map(triggerReportOf).filter(Boolean);
 		expect(executions.length - reports.length).toBe(1);
 		expect(reports.map((error: Json) => error.message)).toEqual([
 			expect.stringMatching(/^The record's n8n API key expired or was revoked \(.*expired on/),
@@ -380,11 +380,11 @@ describe('the record credential in a real n8n', () => {
 		const executions = await waitFor(
 			async () => {
 				const list = await rt.listExecutions(instance(), { workflowId, includeData: true });
-				return list.some(refusalReportOf) ? list : undefined;
+				return list.some(triggerReportOf) ? list : undefined;
 			},
 			{ what: 'the report of the refused deliveries' },
 		);
-		const reports = executions.map(refusalReportOf).filter(Boolean);
+		const reports = executions.map(triggerReportOf).filter(Boolean);
 		expect(reports.map((error: Json) => error.message)).toEqual([
 			expect.stringMatching(
 				/^The record's n8n API key expired or was revoked .*: 1 call to the write back URL refused \(503\)/,
@@ -393,7 +393,7 @@ describe('the record credential in a real n8n', () => {
 		expect(reports[0].description).toMatch(
 			/1 processed write back is kept as done only in this n8n process's memory/,
 		);
-		const runs = executions.filter((execution: Json) => !refusalReportOf(execution));
+		const runs = executions.filter((execution: Json) => !triggerReportOf(execution));
 		const ranKeys = runs.map(
 			(execution: Json) =>
 				execution.data?.resultData?.runData?.['Write back']?.[0]?.data?.main?.[0]?.[0]?.json

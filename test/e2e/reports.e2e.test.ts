@@ -22,7 +22,7 @@ const {
 	freshStateDir,
 	postSigned,
 	readFixture,
-	refusalReportOf,
+	triggerReportOf,
 	report,
 	waitFor,
 	watchedCopy,
@@ -188,7 +188,7 @@ test("1. at n8n's warning level, a write back run warns in its output and in n8n
 	expect(rt.readLog(instance())).toMatch(/Contact Center: n8n's data table storage is nearly full/);
 }, 300_000);
 
-test('2. storage full: refused deliveries reported (Error Workflow within 90 s, the cause and the fix); after space is freed, every event delivered again is processed exactly once', async () => {
+test('2. storage full: refused deliveries reported, and the write back kept only in memory reported by its own run (each an Error Workflow run within 90 s, the cause and the fix); after space is freed, every event delivered again is processed exactly once', async () => {
 	const status = await fillUntil('error');
 	log(`storage full: ${JSON.stringify({ ...status, dataTables: undefined })}`);
 	const stamp = Date.now();
@@ -202,13 +202,23 @@ test('2. storage full: refused deliveries reported (Error Workflow within 90 s, 
 	expect(first.map((answer) => answer.status)).toEqual([200, 503, 503, 503]);
 	const tookMs = await errorWorkflowRuns(/^n8n's data table storage is full/, stamp);
 	log(`Error Workflow ran ${tookMs} ms after the first refused delivery`);
-	const reports = (await executions()).map(refusalReportOf).filter(Boolean) as Json[];
+	const reports = (await executions()).map(triggerReportOf).filter(Boolean) as Json[];
 	const full = reports.filter((error: Json) => /storage is full/.test(error.message));
 	expect(full).toHaveLength(1);
 	expect(full[0].description).toMatch(/N8N_DATA_TABLES_MAX_SIZE_BYTES/);
 	expect(full[0].description).toMatch(
 		/1 processed write back is kept as done only in this n8n process's memory/,
 	);
+	// The run of the first asked for its own report, through the trigger's Write Back URL.
+	const keptPattern =
+		/^1 write back was processed and answered 200, but n8n's API did not take its record row/;
+	const keptTookMs = await errorWorkflowRuns(keptPattern, stamp);
+	log(`Error Workflow ran ${keptTookMs} ms after the write back kept only in memory`);
+	const kept = ((await executions()).map(triggerReportOf).filter(Boolean) as Json[]).filter(
+		(error: Json) => keptPattern.test(error.message),
+	);
+	expect(kept).toHaveLength(1);
+	expect(kept[0].description).toMatch(/Should that process restart before the rows are written/);
 
 	const filler = await local.ensureDataTable(instance(), FILLER);
 	await rt.publicApi(instance(), 'DELETE', `/data-tables/${filler.id}`);
@@ -237,7 +247,7 @@ test('3. a rotated signing secret: 60 deliveries answered 401, one report, the E
 	const tookMs = await errorWorkflowRuns(/^The signature did not match/, stamp);
 	log(`Error Workflow ran ${tookMs} ms after the first of 60 refused deliveries`);
 	const added = (await executions()).slice(0, (await executions()).length - before);
-	const reports = added.map(refusalReportOf).filter(Boolean) as Json[];
+	const reports = added.map(triggerReportOf).filter(Boolean) as Json[];
 	expect(reports).toHaveLength(1);
 	expect(added).toHaveLength(1);
 	expect(reports[0].message).toMatch(/: 1 call to the write back URL refused \(401\)/);

@@ -84,6 +84,8 @@ export interface FlowOptions {
 	workflowId: string;
 	/** n8n in queue mode: the run happens on a worker, in a workflow of its own. */
 	queueMode?: boolean;
+	/** Where n8n serves production webhooks (its WEBHOOK_URL + /webhook): what the trigger's own calls reach. */
+	webhookBaseUrl?: string;
 }
 
 export interface Delivery {
@@ -216,6 +218,7 @@ export async function deliver(options: FlowOptions, delivery: Delivery): Promise
 		hooks,
 	);
 	additionalData.executionId = executionId;
+	if (options.webhookBaseUrl !== undefined) additionalData.webhookBaseUrl = options.webhookBaseUrl;
 	additionalData.getRunExecutionData = async (id: string) => database.executions.get(id);
 
 	// The webhook call.

@@ -5,11 +5,21 @@
  * event's key is touched. The webhook call and the run through n8n-core, the record in the data
  * table API stand-in. Queue mode: trigger-queue.reports.test.ts.
  */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- a test serves the trigger's own URL with node:http */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
 import type { IDataObject, IRunExecutionData } from 'n8n-workflow';
 
 import { REPORT_INTERVAL_MS, resetReports } from '../../nodes/ContactCenterTrigger/reports';
 import { onceForTests } from '../../nodes/shared/once';
-import { deliver, parseAnswer, type Delivery, type FlowOptions } from '../harness/run-trigger-flow';
+import {
+	deliver,
+	parseAnswer,
+	type Delivery,
+	type DeliveryResult,
+	type FlowOptions,
+} from '../harness/run-trigger-flow';
 import { signBody } from '../simulator';
 import {
 	newKeys,
@@ -140,6 +150,84 @@ describe('write back in one n8n process: refusals reported in n8n', () => {
 			warmUp,
 			kept,
 			...refused,
+		]);
+	});
+
+	test("a write back run while n8n refuses its done row: its run asks for a report through the trigger's own Write Back URL, signed; the report says it is held only in memory and what a restart would do, once per 5 minutes however many are kept", async () => {
+		onceForTests.setTiming({ pendingRetryMs: 100 });
+		// The trigger's Write Back URL, served the way n8n serves it: each call is a delivery.
+		const ownCalls: DeliveryResult[] = [];
+		const server = createServer((req, res) => {
+			const chunks: Buffer[] = [];
+			req.on('data', (chunk: Buffer) => chunks.push(chunk));
+			req.on('end', () => {
+				const headers = Object.fromEntries(
+					Object.entries(req.headers).map(([name, value]) => [name, String(value)]),
+				);
+				void deliver(flow, { rawBody: Buffer.concat(chunks), headers }).then((result) => {
+					ownCalls.push(result);
+					res.writeHead(result.status ?? 500).end();
+				});
+			});
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		flow.webhookBaseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhook`;
+		try {
+			const [warmUp, ...kept] = newKeys('kept', 3);
+			expect(parseAnswer(await deliver(flow, signed(writeBack(warmUp))))?.status).toBe('processed');
+			// Room for the claims' own rows is not needed in one process: every insert is refused.
+			fixture.api.setMaxSize(fixture.api.totalSize());
+			const first = await deliver(flow, signed(writeBack(kept[0])));
+			expect(parseAnswer(first)?.status).toBe('processed');
+			await waitFor(() => ownCalls.length === 1);
+			expect(ownCalls[0].status).toBe(202);
+			const reports = runsOf(ownCalls);
+			expect(reports).toHaveLength(1);
+			expect(Object.keys(reports[0].resultData.runData)).toEqual(['Contact Center Trigger']);
+			const error = errorOf(reports[0]);
+			expect(error?.message).toBe(
+				"1 write back was processed and answered 200, but n8n's API did not take its record row, so its key is held as done only in the memory of the n8n process that ran it",
+			);
+			expect(error?.description).toMatch(
+				/^Should that process restart before the rows are written, a delivery of the same event would run the workflow again/,
+			);
+			expect(error?.description).toMatch(/N8N_DATA_TABLES_MAX_SIZE_BYTES/);
+			// The sink saw the write back, not the report.
+			expect(flow.database.sink.processed.map((item) => item.idempotencyKey)).toEqual([
+				warmUp,
+				kept[0],
+			]);
+			expect(flow.database.sink.processed.some((item) => 'contactCenterReportUrl' in item)).toBe(
+				false,
+			);
+
+			// Within 5 minutes the same process does not ask again.
+			fixture.api.setMaxSize(undefined);
+			await waitFor(() => rowsOfKey(kept[0]).some((row) => row.state === 'done'));
+			fixture.api.setMaxSize(fixture.api.totalSize());
+			const second = await deliver(flow, signed(writeBack(kept[1])));
+			expect(parseAnswer(second)?.status).toBe('processed');
+			expect(ownCalls).toHaveLength(1);
+			fixture.api.setMaxSize(undefined);
+			await waitFor(() => rowsOfKey(kept[1]).some((row) => row.state === 'done'));
+		} finally {
+			fixture.api.setMaxSize(undefined);
+			await new Promise((resolve) => server.close(resolve));
+		}
+	});
+
+	test('a call to the Write Back URL asking for a report but not signed with the secret key is refused 401 and reports nothing of the kind', async () => {
+		const rawBody = Buffer.from(JSON.stringify({ contactCenterKeptInMemory: 5 }));
+		const forged = await deliver(flow, {
+			rawBody,
+			headers: {
+				'content-type': 'application/json',
+				'x-service-signature': signBody('cd'.repeat(32), rawBody),
+			},
+		});
+		expect(forged.status).toBe(401);
+		expect(runsOf([forged]).map((run) => errorOf(run)?.message)).toEqual([
+			expect.stringMatching(/^The signature did not match/),
 		]);
 	});
 

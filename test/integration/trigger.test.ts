@@ -153,6 +153,11 @@ function expectRejected(result: RunWebhookResult, status: number, message: strin
 	expect((result.responseBody as IDataObject).message).toMatch(message);
 }
 
+/** The run's first item of a write back as the webhook call hands it on: the trigger's own URL beside `json`. */
+const WRITE_BACK_URL = 'http://localhost:5678/webhook/harness-webhook-id/write-back';
+const handedOn = (endpoint: string, json: IDataObject) =>
+	endpoint === 'writeBack' ? { json, contactCenterReportUrl: WRITE_BACK_URL } : { json };
+
 describe('Contact Center Trigger: how n8n serves each endpoint', () => {
 	it('resolves the webhook without the expression engine', () => {
 		expect(webhookDescriptionIsNativelyResolvable(webhookDescription)).toBe(true);
@@ -233,7 +238,7 @@ describe('Contact Center Trigger: signature check on every endpoint', () => {
 
 		it('runs the workflow for a correctly signed call', async () => {
 			const result = await call({ parameters, body });
-			expect(result.workflowData).toEqual([[{ json: body }]]);
+			expect(result.workflowData).toEqual([[handedOn(endpoint, body)]]);
 			expect(result.responseStatus).toBeUndefined();
 			expect(result.noWebhookResponse).toBeUndefined();
 		});
@@ -245,7 +250,7 @@ describe('Contact Center Trigger: signature check on every endpoint', () => {
 				body: raw,
 				signature: signBody(DEFAULT_SIGNING_SECRET, raw).toUpperCase(),
 			});
-			expect(result.workflowData).toEqual([[{ json: body }]]);
+			expect(result.workflowData).toEqual([[handedOn(endpoint, body)]]);
 		});
 
 		it('answers 401 and runs nothing without a signature header', async () => {
@@ -358,7 +363,7 @@ describe('Contact Center Trigger: write back events', () => {
 		async (type) => {
 			const body = writeBack({ type, idempotencyKey: `k-${type}` });
 			const result = await call({ parameters: { endpoint: 'writeBack' }, body });
-			expect(result.workflowData).toEqual([[{ json: body }]]);
+			expect(result.workflowData).toEqual([[handedOn('writeBack', body)]]);
 		},
 	);
 
@@ -391,7 +396,7 @@ describe('Contact Center Trigger: write back events', () => {
 			data: { anything: [1, 2] },
 		};
 		const result = await call({ parameters: { endpoint: 'writeBack' }, body });
-		expect(result.workflowData).toEqual([[{ json: body }]]);
+		expect(result.workflowData).toEqual([[handedOn('writeBack', body)]]);
 	});
 
 	it('answers 2xx and runs nothing for unknown types when "Any Other Type" is not selected', async () => {
@@ -410,7 +415,7 @@ describe('Contact Center Trigger: write back events', () => {
 	it('passes a payload without type (an unknown kind) on when "Any Other Type" is selected', async () => {
 		const body = { version: 2, idempotencyKey: 'k-no-type', data: {} };
 		const result = await call({ parameters: { endpoint: 'writeBack' }, body });
-		expect(result.workflowData).toEqual([[{ json: body }]]);
+		expect(result.workflowData).toEqual([[handedOn('writeBack', body)]]);
 	});
 
 	it('flattens the conversation into one CRM row with Simplify', async () => {
@@ -454,7 +459,12 @@ describe('Contact Center Trigger: the record of write backs on the production UR
 		expect(rowsOf(key).map((row) => row.state)).toEqual(['running']);
 		// The claim's row id goes to the run beside the item's json, which the workflow never sees.
 		expect(first.workflowData).toEqual([
-			[{ json: writeBack({ idempotencyKey: key }), contactCenterClaimId: claim.id }],
+			[
+				{
+					...handedOn('writeBack', writeBack({ idempotencyKey: key })),
+					contactCenterClaimId: claim.id,
+				},
+			],
 		]);
 		const again = await production(writeBack({ idempotencyKey: key }));
 		expectNoRun(again);
