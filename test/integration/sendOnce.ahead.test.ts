@@ -85,3 +85,38 @@ test('the same message twice in one run, among others: sent once, the second ite
 	expect(json[3].correlationId).toBe(json[1].correlationId);
 	expect(contacts.filter((contact) => timesMessaged(contact) !== 1)).toEqual([]);
 });
+
+test('at 5 per second, even with a slow record, no key is claimed before the message ahead of it was answered', async () => {
+	const contacts = contactsOf(6);
+	// A claim (insert, 50 ms, read) then takes longer than the 200 ms between two sends.
+	fixture.api.slow(80);
+	const callsBefore = fixture.api.calls.length;
+	const { json } = await runContactCenter(
+		fixture.credentials,
+		sendParameters({
+			contact: '={{ $json.phone }}',
+			sendOnce: 'message',
+			options: { rateLimitMessages: 5, rateLimitPeriodSeconds: 1 },
+		}),
+		contacts.map((phone) => ({ phone })),
+		true,
+	);
+	expect(json.map((item) => item.outcome)).toEqual(contacts.map(() => 'sent'));
+	const claimedAt = (contact: string) =>
+		fixture.api.calls
+			.slice(callsBefore)
+			.filter((call) => call.operation === 'insertRows')
+			.find((call) =>
+				(call.body as { data: IDataObject[] }).data.some(
+					(row) => row.state === 'running' && String(row.recordKey).includes(`|${contact}|`),
+				),
+			)?.at;
+	const answeredAt = (contact: string) =>
+		service.sim.requests.find(
+			(r) =>
+				r.method === 'POST' && r.status === 200 && (r.body as IDataObject)?.contact === contact,
+		)?.at;
+	for (let i = 1; i < contacts.length; i++) {
+		expect(claimedAt(contacts[i])).toBeGreaterThanOrEqual(answeredAt(contacts[i - 1]) ?? Infinity);
+	}
+});

@@ -14,15 +14,23 @@ const MAX_LEAD_MS = 3000;
 const MEASURED = 8;
 /** How often the schedule looks again while it has nothing due. */
 const IDLE_MS = 50;
+/**
+ * Sends further apart than this leave room for a claim between one message's answer and the next
+ * message's slot: each message claims its key after its own slot, as late as can be, and only
+ * its check is read ahead. Closer sends (above about 6 per second) claim ahead.
+ */
+const CLAIM_AT_SLOT_FROM_MS = 150;
 
 /**
  * Send Once's record calls off the sends' path. The check and the claim of the next messages
  * start while the messages before them wait for their slots, timed to be done just before their
  * own slot and gathered (the messages due within GATHER_MS of each other check and claim in one
- * call each); a message's finish is written while the next ones are sent. A crash therefore
- * leaves a claim on the messages whose slot was due within the record's own delay: each says
- * "may have been sent" to the next run, none is sent twice. A message whose key an earlier item
- * of the run has waits for that item's finish and checks then, as if it were alone.
+ * call each); a message's finish is written while the next ones are sent. At rates where a
+ * claim fits between two sends (CLAIM_AT_SLOT_FROM_MS), only the checks go ahead. A crash
+ * therefore leaves a claim on the message being sent, and at higher rates on those whose slot was
+ * due within the record's own delay: each says "may have been sent" to the next run, none is sent
+ * twice. A message whose key an earlier item of the run has waits for that item's finish and
+ * checks then, as if it were alone.
  */
 export class SendOnceAhead {
 	private readonly guards = new Map<number, SendOnceGuard>();
@@ -132,7 +140,7 @@ export class SendOnceAhead {
 		);
 		measure(this.checkTimes, Date.now() - checkStarted);
 		const toClaim = guards.filter((_, k) => free[k]);
-		if (toClaim.length === 0) return;
+		if (toClaim.length === 0 || this.intervalMs >= CLAIM_AT_SLOT_FROM_MS) return;
 		if (this.lastSlot !== undefined) {
 			await sleep(Math.max(0, this.slotOf(first, this.lastSlot) - this.claimLeadMs - Date.now()));
 		}
