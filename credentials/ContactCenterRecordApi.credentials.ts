@@ -29,7 +29,7 @@ export class ContactCenterRecordApi implements ICredentialType {
 	properties: INodeProperties[] = [
 		{
 			displayName:
-				'Where processed write backs and sent messages are remembered: a data table of this n8n, reached with an n8n API key that can use only data tables. To make it: in n8n open Settings -> n8n API -> Create API key; Label: e.g. contact center record; Expiration: Never; Scopes: Custom, then tick Data tables; Save and copy the key (n8n shows it only once). Paste it below into n8n API Key and click Save: n8n tests it. "Connection tested successfully": the record can use the key. "Couldn’t connect with these settings": it cannot; More details says why, Retry tests again. A key with All scopes (such as the owner\'s) works too, but can change every workflow and user of this n8n. If Create API key offers no Scopes, make the key signed in as a user with the Member role.',
+				'Make the key in Settings -> n8n API -> Create API key: Expiration Never, Scopes Custom with Data tables ticked. Paste it below into n8n API Key.',
 			name: 'setupNotice',
 			type: 'notice',
 			default: '',

@@ -6,7 +6,9 @@
  * Builds the package, installs Node 24 + n8n 2.41.1 once (cached outside the clone), starts the
  * simulator and n8n on 127.0.0.1, imports a credential pointing at the simulator (or at the real
  * service, see below) and the example workflows, activates the trigger workflows, and prints the
- * editor URL, the owner login, the webhook URLs, the signing secret and the `npm run call` lines
+ * editor URL, the owner login, the webhook URLs, the signing secret, the record's API key (scoped
+ * to data tables, as the README recommends; the scripts' own key with every scope is deleted once
+ * set up) and the `npm run call` lines
  * that play the service against the webhooks (scripts/call.js). Ctrl-C stops everything.
  *
  * Environment (all optional):
@@ -103,6 +105,8 @@ async function main() {
 		log,
 	});
 	if (stopping) return;
+	// The key with every scope was for the set-up calls only: what is left is the record's key.
+	await setup.dropSetupKeys(stack.instance);
 	stack.instance.server.exited.then(({ code, signal }) => {
 		if (stopping) return;
 		log(
@@ -126,7 +130,9 @@ async function main() {
 		`  Signing secret:  ${s.signingSecretLine}`,
 		'',
 		'  Created for you:',
-		`    an n8n API key "${s.recordCredential.apiKeyLabel}" (Settings -> n8n API), used by the record credential`,
+		`    an n8n API key "${s.recordCredential.apiKeyLabel}" (Settings -> n8n API), Scopes: Custom, Data tables only`,
+		`      (${s.recordCredential.apiKeyScopes.length} scopes), used by the record credential; the key, to paste into a credential of your own:`,
+		`      ${s.recordCredential.apiKey}`,
 		`    the record credential "${s.recordCredential.name}" (n8n API ${s.recordCredential.apiBaseUrl}, data table ${s.recordCredential.dataTableName})`,
 		'',
 		'  Example workflows:',

@@ -48,12 +48,12 @@ export class ContactCenter implements INodeType {
 				displayName: 'Contact Center Record API',
 				required: true,
 				testedBy: 'contactCenterRecordApiTest',
+				// n8n's editor (2.41.1, ParameterInputList) puts the credential fields right before the last
+				// parameter named under a credential's `show`: Send Once goes under `hide`, so that Send's
+				// fields sit between Resource and Operation like every other operation's, not below Metadata.
 				displayOptions: {
-					show: {
-						resource: ['proactiveMessage'],
-						operation: ['send'],
-						sendOnce: ['message', 'customKey'],
-					},
+					show: { resource: ['proactiveMessage'], operation: ['send'] },
+					hide: { sendOnce: ['off'] },
 				},
 			},
 		],

@@ -27,20 +27,19 @@ export const endpointProperty: INodeProperties = {
 			name: 'Lookup',
 			action: 'On lookup request',
 			value: 'lookup',
-			description:
-				'The service asks for the attributes of a contact (Lookup button in the conversation view)',
+			description: 'An agent clicks Lookup; the service asks for attributes',
 		},
 		{
 			name: 'Write Back',
 			action: 'On conversation write back',
 			value: 'writeBack',
-			description: 'The service sends a conversation when it is resolved or set to pending',
+			description: 'A conversation was resolved or set to pending',
 		},
 		{
 			name: 'Notification',
 			action: 'On notification',
 			value: 'notification',
-			description: 'The service reports an error, e.g. while importing lookup data',
+			description: 'The service reports an error, e.g. in a data import',
 		},
 	],
 	default: 'lookup',

@@ -13,7 +13,7 @@ import { answerFailedRun, jsonResponse, whenRunEnds } from './answers';
 export const lookupProperties: INodeProperties[] = [
 	{
 		displayName:
-			'Paste this node\'s Production URL (see "Webhook URLs" above) into the service as the Lookup URL under Settings -> Integration & APIs -> CRM, put the secret key the service then shows into the signing secret credential, and activate the workflow. Answer each lookup with the Contact Center node\'s "Respond to Lookup" operation; a run that ends without it is answered by "If No Response Is Sent", in one n8n process and in queue mode alike.',
+			'Paste the Production URL into the service as Lookup URL; answer with the Contact Center node\'s "Respond to Lookup"',
 		name: 'lookupNotice',
 		type: 'notice',
 		default: '',
@@ -29,8 +29,7 @@ export const lookupProperties: INodeProperties[] = [
 			{
 				name: 'Answer 404 (No Lookup Found)',
 				value: 'notFound',
-				description:
-					'The service shows that no lookup was found for the contact and keeps its attributes',
+				description: 'Shown as "no lookup found"; attributes unchanged',
 			},
 			{
 				name: 'Answer 500 (Error)',

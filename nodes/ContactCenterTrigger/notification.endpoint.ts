@@ -5,7 +5,7 @@ import type { INodeProperties } from 'n8n-workflow';
 export const notificationProperties: INodeProperties[] = [
 	{
 		displayName:
-			'Paste this node\'s Production URL (see "Webhook URLs" above) into the service as the Notification URL under Settings -> Integration & APIs -> CRM and activate the workflow. Every notification is answered 204 (no content).',
+			'Paste the Production URL into the service as Notification URL; each is answered 204',
 		name: 'notificationNotice',
 		type: 'notice',
 		default: '',

@@ -50,7 +50,7 @@ const show = { show: { endpoint: ['writeBack'] } };
 export const writeBackProperties: INodeProperties[] = [
 	{
 		displayName:
-			'Paste this node\'s Production URL (see "Webhook URLs" above) into the service as the Write Back URL under Settings -> Integration & APIs -> CRM, put the secret key the service then shows into the signing secret credential, and activate the workflow. Each delivery runs the workflow once: the processed keys are kept in an n8n data table through n8n\'s API, so also select a "Contact Center Record API" credential (an n8n API key of this instance; its data table is created when first needed). A redelivery of a processed event is answered as a duplicate and runs nothing.',
+			'Paste the Production URL into the service as Write Back URL; with a Record API credential each event runs once',
 		name: 'writeBackNotice',
 		type: 'notice',
 		default: '',
@@ -75,7 +75,7 @@ export const writeBackProperties: INodeProperties[] = [
 			{
 				name: 'Any Other Type',
 				value: OTHER_WRITE_BACK_TYPES,
-				description: 'Write back types the service may add later; they are passed on as sent',
+				description: 'Types the service may add later, passed on as sent',
 			},
 		],
 		default: ['CONVERSATION_RESOLVED', 'CONVERSATION_SET_TO_PENDING', OTHER_WRITE_BACK_TYPES],
@@ -92,14 +92,12 @@ export const writeBackProperties: INodeProperties[] = [
 			{
 				name: 'After the Workflow Succeeds',
 				value: 'afterSuccess',
-				description:
-					'Answer 200 when the run succeeded; a failed run, or one whose n8n process died, is answered 500 or not at all, so the service delivers the event again (after 1, 2, 4, 8, 16 and 32 hours) and nothing is lost',
+				description: '200 once the run succeeds, else it is delivered again',
 			},
 			{
 				name: 'Immediately',
 				value: 'immediately',
-				description:
-					'Answer 200 as soon as the run starts. Faster, but an event whose run then fails, or whose n8n process dies, is not delivered again.',
+				description: '200 at once; a failed run is not delivered again',
 			},
 		],
 		default: 'afterSuccess',

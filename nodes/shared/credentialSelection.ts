@@ -6,16 +6,23 @@ export const credentialNotSelected = (displayName: string): string =>
 
 /**
  * Where n8n's editor shows the node's credential fields: n8n puts them before the last parameter
- * their display depends on (resource, operation, Send Once; Trigger On), as seen in n8n 2.41.1.
+ * named under a credential's `displayOptions.show` (resource, operation; Trigger On), as n8n 2.41.1's
+ * ParameterInputList does.
  */
 export function credentialFieldPlace(node: INode): string {
 	if (node.type.endsWith('contactCenterTrigger')) {
 		return 'at the top of its Parameters tab, above Trigger On';
 	}
+	return 'near the top of its Parameters tab, between Resource and Operation';
+}
+
+/** The record credential of Send is needed only by Send Once: Off is the other way out. */
+function otherWayOut(node: INode, type: string): string {
+	if (type !== 'contactCenterRecordApi' || !node.type.endsWith('.contactCenter')) return '';
 	const { resource = 'proactiveMessage', operation = 'send' } = node.parameters;
 	return resource === 'proactiveMessage' && operation === 'send'
-		? 'in the middle of its Parameters tab, below Metadata and above Send Once'
-		: 'near the top of its Parameters tab, between Resource and Operation';
+		? ' Or set Send Once to Off: no record is needed then, but a rerun or Retry sends again what was already sent.'
+		: '';
 }
 
 /**
@@ -26,6 +33,6 @@ export function credentialFieldPlace(node: INode): string {
 export function assertCredentialSelected(node: INode, type: string, displayName: string): void {
 	if (node.credentials?.[type]) return;
 	throw new NodeOperationError(node, credentialNotSelected(displayName), {
-		description: `Open the node "${node.name}" and pick a credential in its "${displayName}" field, ${credentialFieldPlace(node)}, or create one there.`,
+		description: `Open the node "${node.name}" and pick a credential in its "${displayName}" field, ${credentialFieldPlace(node)}, or create one there.${otherWayOut(node, type)}`,
 	});
 }

@@ -158,17 +158,86 @@ function endpointOf(workflow) {
 	return trigger?.parameters?.endpoint ?? (trigger ? 'lookup' : undefined);
 }
 
+/** The label of the record's API key, as the README's steps suggest it (Settings -> n8n API). */
+const RECORD_KEY_LABEL = 'contact center record';
+
 /**
- * Points the record credential at this n8n's public API with the API key made by setupAccess
- * (before any write back workflow is activated: activation checks the record).
+ * The scopes that n8n's Create API key dialog ticks for "Data tables" under Scopes Custom: every
+ * scope of the resources dataTable, dataTableRow and dataTableColumn (14 in n8n 2.41.1), from the
+ * scopes this n8n offers the user.
+ */
+function dataTableScopes(offered) {
+	return offered.filter((scope) => /^dataTable(Row|Column)?:/.test(scope));
+}
+
+/**
+ * The signed-in user's API keys ({id, label, scopes}): n8n 2.41.1 answers {items, counts, …}, n8n
+ * 2.36 a plain list.
+ */
+async function ownApiKeys(instance) {
+	const listed = await rt.restCall(instance, 'GET', '/api-keys?ownership=mine', {
+		cookie: instance.cookie,
+	});
+	if (listed.status !== 200) throw new Error(`listing API keys failed: ${listed.status}`);
+	const data = listed.json.data ?? listed.json;
+	return Array.isArray(data) ? data : (data.items ?? []);
+}
+
+/**
+ * The record's own API key, scoped to data tables only as the README recommends: earlier ones of
+ * the same label (an earlier `npm start` of this state folder) are deleted first, so Settings ->
+ * n8n API lists one. Stores the raw key and its label on the instance (recordApiKey,
+ * recordApiKeyLabel, recordApiKeyScopes).
+ */
+async function createRecordKey(instance) {
+	const cookie = instance.cookie;
+	for (const key of await ownApiKeys(instance)) {
+		if (key.label !== RECORD_KEY_LABEL) continue;
+		const deleted = await rt.restCall(instance, 'DELETE', `/api-keys/${key.id}`, { cookie });
+		if (deleted.status !== 200) throw new Error(`deleting API key ${key.id}: ${deleted.status}`);
+	}
+	const offered = await rt.restCall(instance, 'GET', '/api-keys/scopes', { cookie });
+	if (offered.status !== 200) throw new Error(`listing API key scopes failed: ${offered.status}`);
+	const scopes = dataTableScopes(offered.json.data ?? offered.json);
+	const created = await rt.restCall(instance, 'POST', '/api-keys', {
+		cookie,
+		body: { label: RECORD_KEY_LABEL, scopes, expiresAt: null },
+	});
+	if (created.status !== 200) throw new Error(`creating the record's API key: ${created.status}`);
+	instance.recordApiKey = (created.json.data ?? created.json).rawApiKey;
+	instance.recordApiKeyLabel = RECORD_KEY_LABEL;
+	instance.recordApiKeyScopes = scopes;
+	return instance.recordApiKey;
+}
+
+/**
+ * Deletes the API key with every scope that setupAccess made for the scripts' own calls (and any
+ * such key an earlier, interrupted run left), once the stack is set up: `npm start` leaves only
+ * the record's key. The instance's public API calls need a key again after this.
+ */
+async function dropSetupKeys(instance) {
+	const cookie = instance.cookie;
+	for (const key of await ownApiKeys(instance)) {
+		if (!String(key.label).startsWith(`${rt.SETUP_KEY_LABEL_PREFIX}-`)) continue;
+		const deleted = await rt.restCall(instance, 'DELETE', `/api-keys/${key.id}`, { cookie });
+		if (deleted.status !== 200) throw new Error(`deleting API key ${key.id}: ${deleted.status}`);
+	}
+	instance.apiKey = undefined;
+	instance.apiKeyLabel = undefined;
+}
+
+/**
+ * Points the record credential at this n8n's public API with the record's key, scoped to data
+ * tables (before any write back workflow is activated: activation checks the record).
  */
 async function connectRecordCredential(instance, apiBaseUrl = instance.baseUrl) {
+	const apiKey = instance.recordApiKey ?? (await createRecordKey(instance));
 	await rt.publicApi(instance, 'PATCH', `/credentials/${CREDENTIALS.record.id}`, {
 		name: CREDENTIALS.record.name,
 		type: CREDENTIALS.record.type,
 		data: {
 			baseUrl: `${apiBaseUrl}/api/v1`,
-			apiKey: instance.apiKey,
+			apiKey,
 			dataTableName: RECORD_TABLE_NAME,
 		},
 	});
@@ -340,7 +409,9 @@ async function startStack(opts) {
 				recordCredential: {
 					name: CREDENTIALS.record.name,
 					apiBaseUrl: `${instance.baseUrl}/api/v1`,
-					apiKeyLabel: instance.apiKeyLabel,
+					apiKeyLabel: instance.recordApiKeyLabel,
+					apiKeyScopes: instance.recordApiKeyScopes,
+					apiKey: instance.recordApiKey,
 					dataTableName: RECORD_TABLE_NAME,
 				},
 				signingSecretLine:
@@ -363,8 +434,13 @@ module.exports = {
 	CONVERSATIONS_TABLE,
 	DEFAULT_OWNER,
 	RECORD_TABLE_NAME,
+	RECORD_KEY_LABEL,
 	credentialsFor,
 	connectRecordCredential,
+	createRecordKey,
+	dataTableScopes,
+	dropSetupKeys,
+	ownApiKeys,
 	signingSecretField,
 	ensureDataTable,
 	readEndpoints,

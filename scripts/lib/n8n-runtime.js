@@ -653,6 +653,9 @@ async function ensureOwner(instance, owner) {
 	);
 }
 
+/** The label prefix of the API key (every scope) the scripts make for their own calls. */
+const SETUP_KEY_LABEL_PREFIX = 'contact-center-scripts';
+
 /**
  * Creates an API key for the signed-in user (`cookie`): every scope the user may grant unless
  * `scopes` names some; `expiresAt` in seconds since the epoch, null for Expiration "Never".
@@ -661,7 +664,7 @@ async function ensureOwner(instance, owner) {
 async function createApiKey(
 	instance,
 	cookie,
-	{ labelPrefix = 'contact-center-scripts', expiresAt = null, scopes } = {},
+	{ labelPrefix = SETUP_KEY_LABEL_PREFIX, expiresAt = null, scopes } = {},
 ) {
 	const label = `${labelPrefix}-${Date.now()}`.slice(0, 50);
 	let granted = scopes;
@@ -820,6 +823,7 @@ async function waitForWebhook(url, { timeoutMs = 15000 } = {}) {
 
 module.exports = {
 	REPO_ROOT,
+	SETUP_KEY_LABEL_PREFIX,
 	BROWSER_ID,
 	PACKAGE_NAME,
 	N8N_VERSION,

@@ -355,32 +355,10 @@ async function nodeCredentialFields(page) {
 					.trim(),
 				selected: empty ? '' : (input?.value ?? '').trim(),
 				top: slot.getBoundingClientRect().top,
+				bottom: slot.getBoundingClientRect().bottom,
 			};
 		}),
 	);
-}
-
-/**
- * Where the open Send node's settings show Metadata, the notice above the credential fields and
- * Send Once (their tops on the page), and the notice's text.
- */
-async function sendLayout(page) {
-	return await page.evaluate(() => {
-		const shown = (element) => element && element.getClientRects().length > 0;
-		const metadata = [...document.querySelectorAll('[data-test-id="parameter-item"]')].find(
-			(item) => shown(item) && item.innerText.trim().startsWith('Metadata'),
-		);
-		const notice = [...document.querySelectorAll('[data-test-id="parameter-item"] .notice')].find(
-			(element) => shown(element) && element.innerText.includes('credentials below'),
-		);
-		const sendOnce = document.querySelector('[data-test-id="parameter-input-sendOnce"]');
-		return {
-			metadataTop: metadata?.getBoundingClientRect().top,
-			notice: notice?.innerText.trim() ?? '',
-			noticeTop: notice?.getBoundingClientRect().top,
-			sendOnceTop: sendOnce?.getBoundingClientRect().top,
-		};
-	});
 }
 
 /** The README's section under `heading`, up to the next section of the README's top level. */
@@ -407,6 +385,5 @@ module.exports = {
 	createRecordKeyAsTheReadmeSays,
 	createCredentialFromNodeField,
 	nodeCredentialFields,
-	sendLayout,
 	readmeSection,
 };

@@ -1,5 +1,4 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- test code: JSON read from n8n and PostgreSQL, untyped */
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: random filler rows */
 import { randomBytes } from 'node:crypto';
 
 /**

@@ -175,6 +175,9 @@ describe('the record credential in a real n8n', () => {
 		expect(echo.requests).toHaveLength(1);
 		const sent = JSON.stringify(echo.requests[0]);
 		expect(echo.requests[0]['x-n8n-api-key']).toBeUndefined();
+		// The credential holds the record's key (Data tables only), not the scripts' key.
+		expect(instance().recordApiKey).toEqual(expect.any(String));
+		expect(sent).not.toContain(instance().recordApiKey);
 		expect(sent).not.toContain(instance().apiKey);
 		expect(result.output('Read users') ?? []).toHaveLength(0);
 		expect(JSON.stringify(result.error('Read users'))).toMatch(

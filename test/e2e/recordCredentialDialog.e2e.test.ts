@@ -11,11 +11,13 @@ import * as runtimeModule from '../../scripts/lib/n8n-runtime';
 import * as dialogModule from './credential-dialog';
 import * as helpersModule from './helpers';
 import * as panelModule from './nodes-panel';
+import * as textsModule from './panel-texts';
 
 type Json = Record<string, any>;
 const rt: Json = runtimeModule;
 const dialog: Json = dialogModule;
 const panel: Json = panelModule;
+const texts: Json = textsModule;
 const { report }: Json = helpersModule;
 
 const RECORD_CREDENTIAL = 'Contact Center Record API';
@@ -107,11 +109,15 @@ describe('the "Contact Center Record API" credential dialog', () => {
 		expect(form.notices).toEqual([
 			expect.stringContaining('Settings -> n8n API -> Create API key'),
 		]);
-		expect(form.notices[0]).toContain('Expiration: Never');
-		expect(form.notices[0]).toContain('Scopes: Custom, then tick Data tables');
-		expect(form.notices[0]).toContain('"Connection tested successfully"');
-		expect(form.notices[0]).toContain('Retry');
+		// n8n 2.41.1 shows this dialog no "Read our docs" link: the notice itself says which key to make.
+		expect(form.notices[0]).toContain('Expiration Never');
+		expect(form.notices[0]).toContain('Scopes Custom with Data tables ticked');
 		expect(form.noticesAboveFields).toBe(true);
+		// Two lines at most, as rendered.
+		const notices: Json[] = await texts.noticeLines(page);
+		log(`the dialog's notice as rendered: ${JSON.stringify(notices)}`);
+		expect(notices.map((notice) => notice.lines)).toEqual([expect.any(Number)]);
+		expect(notices[0].lines).toBeLessThanOrEqual(2);
 	});
 
 	test('Save with an owner key expiring in 3 days: the test passes in green, "Connection tested successfully"; its notes reach the editor', async () => {
@@ -206,29 +212,31 @@ describe("the README's steps for the record key, in n8n's screens", () => {
 });
 
 describe('a new Send node, with one credential of each type', () => {
-	test('n8n fills in one of the two credential fields; the notice above them, below Metadata, names both', async () => {
+	test('n8n fills in one of the two credential fields, right under Resource and above Operation, above the fold; the notice above Send Once is one line', async () => {
 		await keepOneCredentialOfEachType();
 		await panel.openNextStepPanelOfNewWorkflow(page, instance, cookie, 'Send: credentials');
 		await panel.search(page, 'send message');
 		await panel.openEntry(page, 'Contact Center');
 		await panel.chooseItem(page, 'Send message');
 		const fields: Json[] = await dialog.nodeCredentialFields(page);
-		const layout: Json = await dialog.sendLayout(page);
+		const layout: Json = await texts.sendLayout(page);
 		log(`credential fields: ${JSON.stringify(fields)}; layout: ${JSON.stringify(layout)}`);
 
 		expect(fields.map((field) => field.label)).toEqual([OAUTH2_CREDENTIAL, RECORD_CREDENTIAL]);
 		expect(fields.filter((field) => field.selected !== '')).toHaveLength(1);
-		expect(layout.notice).toContain(`"${OAUTH2_CREDENTIAL}"`);
-		expect(layout.notice).toContain(`"${RECORD_CREDENTIAL}"`);
-		expect(layout.notice).toContain('pick the other');
-		// What the errors say: "below Metadata and above Send Once".
-		const tops = [
-			layout.metadataTop,
-			layout.noticeTop,
-			...fields.map((f) => f.top),
-			layout.sendOnceTop,
-		];
+		// What the errors say: "near the top of its Parameters tab, between Resource and Operation".
+		const tops = [layout.resourceTop, ...fields.map((f) => f.top), layout.operationTop];
 		expect(tops).toEqual([...tops].sort((a, b) => a - b));
+		expect(Math.max(...fields.map((f) => f.bottom))).toBeLessThan(layout.viewportHeight);
+		expect(layout.notice).toBe('Send Once needs a Record API credential (top), or Off');
+		expect(layout.noticeLines).toBe(1);
+		expect(layout.noticeTop).toBeLessThan(layout.sendOnceTop);
+		// Send Once Off needs no record: its field and the notice go.
+		await dialog.chooseParameterOption(page, 'sendOnce', 'Off');
+		expect((await dialog.nodeCredentialFields(page)).map((field: Json) => field.label)).toEqual([
+			OAUTH2_CREDENTIAL,
+		]);
+		expect((await texts.sendLayout(page)).notice).toBe('');
 		await panel.closeNodeSettings(page);
 	});
 });

@@ -199,7 +199,7 @@ describe('Send Once: a campaign killed half way, then what a user does next', ()
 		expect(alreadySent.length).toBeGreaterThanOrEqual(89);
 		for (const row of alreadySent) {
 			expect(row).toMatchObject({
-				sent: true,
+				sentThisRun: false,
 				correlationId: expect.stringMatching(/^[0-9a-f-]{36}$/),
 				sentAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
 			});

@@ -15,7 +15,7 @@ describe('Contact Center: a credential not selected in the node', () => {
 		expect(describeError(error)).toEqual({
 			message: 'No "Contact Center OAuth2 API" credential is selected in this node',
 			description: expect.stringContaining(
-				'pick a credential in its "Contact Center OAuth2 API" field, in the middle of its Parameters tab, below Metadata and above Send Once',
+				'pick a credential in its "Contact Center OAuth2 API" field, near the top of its Parameters tab, between Resource and Operation',
 			),
 		});
 		expect(fixture.sim.requests.filter((r) => r.method === 'POST')).toHaveLength(0);
@@ -33,5 +33,6 @@ describe('Contact Center: a credential not selected in the node', () => {
 			'No \\"Contact Center Record API\\" credential is selected in this node',
 		);
 		expect(said).not.toContain('contactCenterRecordApi');
+		expect(said).toContain('Or set Send Once to Off');
 	});
 });

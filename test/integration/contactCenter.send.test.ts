@@ -24,16 +24,18 @@ describe('Contact Center: Proactive Message -> Send', () => {
 		expect(error).toBeUndefined();
 		expect(json).toHaveLength(2);
 		expect(json[0]).toEqual({
-			correlationId: expect.stringMatching(/^[0-9a-f-]{36}$/),
-			sent: true,
 			outcome: 'sent',
+			sentThisRun: true,
+			sentAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+			correlationId: expect.stringMatching(/^[0-9a-f-]{36}$/),
 			possibleDuplicate: false,
 			medium: 'TWILIO',
+			mediumName: 'SMS via Twilio',
 			channel: 'Support SMS',
 			contact: '+15551230001',
 			messageType: 'text',
 			attempts: 1,
-			sentAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+			note: '',
 		});
 		expect(json[1].contact).toBe('+15551230002');
 		expect(sendsOf().map((r) => r.body)).toEqual([
@@ -69,7 +71,11 @@ describe('Contact Center: Proactive Message -> Send', () => {
 			[{ order: 1234 }],
 		);
 		expect(error).toBeUndefined();
-		expect(json[0]).toMatchObject({ sent: true, medium: 'WHATSAPP', messageType: 'template' });
+		expect(json[0]).toMatchObject({
+			sentThisRun: true,
+			medium: 'WHATSAPP',
+			messageType: 'template',
+		});
 		const message = fixture.sim.messages.find((m) => m.correlationId === json[0].correlationId);
 		expect(message?.template).toEqual({
 			namespace: 'ns_42',
@@ -127,7 +133,7 @@ describe('Contact Center: Proactive Message -> Send', () => {
 		);
 		expect(error).toBeUndefined();
 		expect(json).toHaveLength(3);
-		expect(json.map((item) => item.sent)).toEqual([true, false, true]);
+		expect(json.map((item) => item.sentThisRun)).toEqual([true, false, true]);
 		expect(json[1]).toMatchObject({
 			outcome: 'not sent',
 			error: "'Contact' is empty",
@@ -149,9 +155,9 @@ describe('Contact Center: Proactive Message -> Send', () => {
 			[{ phone: '+15551234567' }, { phone: '+15550000000' }],
 		);
 		expect(error).toBeUndefined();
-		expect(json[0]).toMatchObject({ sent: true, finalStatus: 'DELIVERED', settled: true });
+		expect(json[0]).toMatchObject({ sentThisRun: true, finalStatus: 'DELIVERED', settled: true });
 		expect(json[1]).toMatchObject({
-			sent: true,
+			sentThisRun: true,
 			finalStatus: 'FAILED',
 			settled: true,
 			failureReason: 'Invalid phone number',
@@ -181,7 +187,7 @@ describe('Contact Center: Send at the rate limit', () => {
 				phones('123', 50),
 			);
 			expect(error).toBeUndefined();
-			expect(json.every((item) => item.sent === true)).toBe(true);
+			expect(json.every((item) => item.sentThisRun === true)).toBe(true);
 			expect(fixture.sim.counters.sendsAccepted).toBe(50);
 			expect(fixture.sim.counters.sendsRefusedRateLimit).toBe(0);
 		},
@@ -202,7 +208,7 @@ describe('Contact Center: Send at the rate limit', () => {
 		]);
 		const json = [...first.json, ...second.json];
 		expect([first.error, second.error]).toEqual([undefined, undefined]);
-		expect(json.filter((item) => item.sent === true)).toHaveLength(50);
+		expect(json.filter((item) => item.sentThisRun === true)).toHaveLength(50);
 		expect(fixture.sim.counters.sendsAccepted).toBe(50);
 		expect(fixture.sim.counters.sendsRefusedRateLimit).toBeGreaterThan(0);
 		expect(json.some((item) => Number(item.attempts) > 1)).toBe(true);
@@ -223,7 +229,7 @@ describe('Contact Center: Send at the rate limit', () => {
 		);
 		await expiry;
 		expect(error).toBeUndefined();
-		expect(json.map((item) => item.sent)).toEqual([true, true, true]);
+		expect(json.map((item) => item.sentThisRun)).toEqual([true, true, true]);
 		expect(fixture.sim.counters.unauthorized).toBe(1);
 		expect(fixture.sim.counters.tokenRequests).toBe(1);
 	});
@@ -252,9 +258,9 @@ describe('Contact Center: Send when the limit cannot be met', () => {
 		);
 		expect(error).toBeUndefined();
 		expect(json).toHaveLength(2);
-		expect(json[0].sent).toBe(true);
+		expect(json[0].sentThisRun).toBe(true);
 		expect(json[1]).toMatchObject({
-			sent: false,
+			sentThisRun: false,
 			outcome: 'not sent',
 			possibleDuplicate: false,
 			contact: '+15551260002',

@@ -51,7 +51,11 @@ describe('Contact Center: Send says whether each message was sent', () => {
 		);
 		expect(error).toBeUndefined();
 		expect(json).toHaveLength(1);
-		expect(json[0]).toMatchObject({ sent: false, outcome: 'not sent', possibleDuplicate: false });
+		expect(json[0]).toMatchObject({
+			sentThisRun: false,
+			outcome: 'not sent',
+			possibleDuplicate: false,
+		});
 		expect(String(json[0].errorDescription).endsWith(NOT_SENT)).toBe(true);
 		expect(sendRequests()).toHaveLength(0);
 	});
@@ -88,7 +92,7 @@ describe('Contact Center: Send says whether each message was sent', () => {
 		);
 		expect(error).toBeUndefined();
 		expect(json[0]).toMatchObject({
-			sent: true,
+			sentThisRun: true,
 			outcome: 'sent',
 			possibleDuplicate: true,
 			attempts: 2,
@@ -116,13 +120,18 @@ describe('Contact Center: Send says whether each message was sent', () => {
 		expect(error).toBeUndefined();
 		expect(json).toEqual([
 			{
-				sent: false,
 				outcome: 'may have been sent',
+				sentThisRun: false,
+				sentAt: '',
+				correlationId: '',
 				possibleDuplicate: false,
 				medium: 'TWILIO',
+				mediumName: 'SMS via Twilio',
 				channel: 'Support SMS',
 				contact: '+15551300002',
 				messageType: 'text',
+				attempts: 1,
+				note: '',
 				error: 'The service failed with HTTP 500: "Internal error"',
 				errorDescription: `This is a problem on the service's side: try again later. ${MAY_HAVE_BEEN_SENT}`,
 			},
@@ -162,7 +171,7 @@ describe('Contact Center: Send says whether each message was sent', () => {
 			true,
 		);
 		expect(notRetried.json[0]).toMatchObject({
-			sent: false,
+			sentThisRun: false,
 			outcome: 'may have been sent',
 			error: 'The connection to the service failed before its answer arrived',
 			errorDescription: `ECONNRESET: socket hang up. Check the credential's Base URL and the network between n8n and the service. ${MAY_HAVE_BEEN_SENT}`,
@@ -189,7 +198,7 @@ describe('Contact Center: Send says whether each message was sent', () => {
 			true,
 		);
 		expect(notRetried.json[0]).toMatchObject({
-			sent: false,
+			sentThisRun: false,
 			outcome: 'may have been sent',
 			possibleDuplicate: false,
 		});
@@ -233,7 +242,7 @@ describe('Contact Center: Send says whether each message was sent', () => {
 		);
 		expect(error).toBeUndefined();
 		expect(json[0]).toMatchObject({
-			sent: true,
+			sentThisRun: true,
 			outcome: 'sent',
 			possibleDuplicate: false,
 			attempts: 2,
@@ -255,7 +264,7 @@ describe('Contact Center: Send says whether each message was sent', () => {
 			true,
 		);
 		expect(json[0]).toMatchObject({
-			sent: false,
+			sentThisRun: false,
 			outcome: 'may have been sent',
 			possibleDuplicate: true,
 			error: 'The service failed with HTTP 503 (tried 7 times): "maintenance"',
@@ -271,7 +280,7 @@ describe('Contact Center: Send says whether each message was sent', () => {
 		});
 		const { json } = await runContactCenter(fixture.credentials, sendParameters(), [{}], true);
 		expect(json[0]).toMatchObject({
-			sent: false,
+			sentThisRun: false,
 			outcome: 'may have been sent',
 			possibleDuplicate: false,
 			error: 'The service accepted the message but returned no correlationId: {}',
@@ -297,7 +306,12 @@ describe('Contact Center: Send says whether each message was sent', () => {
 		);
 		expect(error).toBeUndefined();
 		expect(
-			items.map(({ json, pairedItem }) => [pairedItem, json.outcome, json.sent, json.contact]),
+			items.map(({ json, pairedItem }) => [
+				pairedItem,
+				json.outcome,
+				json.sentThisRun,
+				json.contact,
+			]),
 		).toEqual([
 			[{ item: 0 }, 'may have been sent', false, '+15551300008'],
 			[{ item: 1 }, 'not sent', false, ''],
@@ -339,7 +353,7 @@ describe('Contact Center: Send when the service cannot be reached before sending
 			const { json, error } = await running;
 			expect(error).toBeUndefined();
 			expect(json[0]).toMatchObject({
-				sent: true,
+				sentThisRun: true,
 				outcome: 'sent',
 				possibleDuplicate: false,
 				attempts: 2,

@@ -12,9 +12,13 @@ const nodeOf = (type: string, parameters: INode['parameters']): INode => ({
 });
 
 /** The error's description for a node without the credential. */
-const descriptionFor = (node: INode) => {
+const descriptionFor = (
+	node: INode,
+	type = 'contactCenterOAuth2Api',
+	displayName = 'Contact Center OAuth2 API',
+) => {
 	try {
-		assertCredentialSelected(node, 'contactCenterOAuth2Api', 'Contact Center OAuth2 API');
+		assertCredentialSelected(node, type, displayName);
 	} catch (error) {
 		return (error as { description?: string }).description;
 	}
@@ -23,7 +27,7 @@ const descriptionFor = (node: INode) => {
 
 describe('where a missing credential is picked, as n8n 2.41.1 places the field', () => {
 	test.each([
-		['Send (the defaults)', nodeOf('contactCenter', {}), 'below Metadata and above Send Once'],
+		['Send (the defaults)', nodeOf('contactCenter', {}), 'between Resource and Operation'],
 		[
 			'Get Status',
 			nodeOf('contactCenter', { resource: 'proactiveMessage', operation: 'getStatus' }),
@@ -40,6 +44,23 @@ describe('where a missing credential is picked, as n8n 2.41.1 places the field',
 			`Open the node "My Node" and pick a credential in its "Contact Center OAuth2 API" field`,
 		);
 		expect(descriptionFor(node)).toContain(place);
+	});
+
+	test('Send without a record credential also gives the other way out: Send Once Off', () => {
+		const send = descriptionFor(
+			nodeOf('contactCenter', {}),
+			'contactCenterRecordApi',
+			'Contact Center Record API',
+		);
+		expect(send).toContain('"Contact Center Record API" field, near the top');
+		expect(send).toContain('Or set Send Once to Off');
+		const writeBack = descriptionFor(
+			nodeOf('contactCenterTrigger', { endpoint: 'writeBack' }),
+			'contactCenterRecordApi',
+			'Contact Center Record API',
+		);
+		expect(writeBack).not.toContain('Send Once');
+		expect(descriptionFor(nodeOf('contactCenter', {}))).not.toContain('Send Once');
 	});
 
 	test('a node that has the credential passes', () => {

@@ -1,8 +1,10 @@
-import type { INode } from 'n8n-workflow';
+import type { IExecuteFunctions, INode } from 'n8n-workflow';
 
 import { sentDetailText } from '../../nodes/ContactCenter/actions/proactiveMessage/send/onceSettings';
 import {
 	correlationIdOf,
+	failedSendFields,
+	mediumName,
 	outcomeOfError,
 	sentRow,
 	skippedRow,
@@ -75,8 +77,25 @@ describe('correlationIdOf', () => {
 	});
 });
 
+/** The columns of every row of Send, in order: a row drops into a sheet row. */
+const COLUMNS = [
+	'outcome',
+	'sentThisRun',
+	'sentAt',
+	'correlationId',
+	'possibleDuplicate',
+	'medium',
+	'mediumName',
+	'channel',
+	'contact',
+	'messageType',
+	'sendOnceKey',
+	'attempts',
+	'note',
+];
+
 describe('the rows of a send', () => {
-	it('a sent message: its correlationId first, then the message and its attempts', () => {
+	it('a sent message: sent by this run, its correlationId, the Medium as the form names it', () => {
 		const row = sentRow(message, {
 			correlationId: 'c-1',
 			sentAt: '2026-11-22T12:00:00.000Z',
@@ -84,44 +103,122 @@ describe('the rows of a send', () => {
 			uncertainAttempts: 1,
 		});
 		expect(row).toEqual({
-			correlationId: 'c-1',
-			sent: true,
 			outcome: 'sent',
+			sentThisRun: true,
+			sentAt: '2026-11-22T12:00:00.000Z',
+			correlationId: 'c-1',
 			possibleDuplicate: true,
 			...message,
+			mediumName: 'SMS via Twilio',
 			attempts: 2,
-			sentAt: '2026-11-22T12:00:00.000Z',
+			note: '',
 		});
-		expect(Object.keys(row).slice(0, 4)).toEqual([
-			'correlationId',
-			'sent',
-			'outcome',
-			'possibleDuplicate',
-		]);
+		expect(Object.keys(row)).toEqual(COLUMNS);
 	});
 
-	it('a message the record has as sent: the correlationId and time of that send', () => {
+	it('a message the record has as sent: this run sent nothing, an earlier run sent it then', () => {
 		const detail = sentDetailText({ correlationId: 'c-0', sentAt: '2026-11-21T08:00:00.000Z' });
-		expect(skippedRow(message, { kind: 'alreadySent', at: 0, detail })).toEqual({
-			correlationId: 'c-0',
-			sent: true,
+		const row = skippedRow(message, { kind: 'alreadySent', at: 0, detail });
+		expect(row).toEqual({
 			outcome: 'already sent',
+			sentThisRun: false,
+			sentAt: '2026-11-21T08:00:00.000Z',
+			correlationId: 'c-0',
 			possibleDuplicate: false,
 			...message,
+			mediumName: 'SMS via Twilio',
 			attempts: 0,
-			sentAt: '2026-11-21T08:00:00.000Z',
+			note: 'Not sent by this run: an earlier run sent this message at 2026-11-21T08:00:00.000Z (Send Once).',
 		});
+		expect(Object.keys(row)).toEqual(COLUMNS);
 	});
 
 	it('a message another run holds: not sent here, may have been sent, and a note that says why', () => {
 		const since = Date.parse('2026-11-22T11:59:00Z');
 		const held = skippedRow(message, { kind: 'heldElsewhere', since });
-		expect(held).toMatchObject({ sent: false, outcome: 'may have been sent', attempts: 0 });
-		expect(held).not.toHaveProperty('correlationId');
+		expect(held).toMatchObject({
+			outcome: 'may have been sent',
+			sentThisRun: false,
+			sentAt: '',
+			correlationId: '',
+			attempts: 0,
+		});
+		expect(Object.keys(held)).toEqual(COLUMNS);
 		expect(held.note).toContain('another run claimed this message at 2026-11-22T11:59:00.000Z');
 		const stopped = skippedRow(message, { kind: 'heldElsewhere', since, stopped: true });
 		expect(stopped.note).toContain(
 			'a run that stopped (a crash or restart) was sending this message',
 		);
+	});
+
+	it.each([
+		['MESSAGEBIRD', 'SMS via MessageBird'],
+		['TWILIO', 'SMS via Twilio'],
+		['WHATSAPP', 'WhatsApp'],
+	])('the Medium %s is named %s, as in the form', (medium, name) => {
+		expect(mediumName(medium)).toBe(name);
+	});
+});
+
+describe('the row of a failed item (Continue On Fail)', () => {
+	const parameters: Record<string, unknown> = {
+		medium: 'TWILIO',
+		channel: 'Appointments SMS',
+		contact: '+31612345678',
+		sendOnce: 'customKey',
+		sendOnceKey: 'reminder-1',
+	};
+	const context = {
+		getNodeParameter: (name: string, _i: number, fallback?: unknown) =>
+			name in parameters ? parameters[name] : fallback,
+	} as unknown as IExecuteFunctions;
+
+	it('has the columns of a sent row, with nothing sent by this run and the sends it made', () => {
+		const row = failedSendFields.call(context, 0, new ServiceRequestError(serverError, 3, 0));
+		expect(row).toEqual({
+			outcome: 'not sent',
+			sentThisRun: false,
+			sentAt: '',
+			correlationId: '',
+			possibleDuplicate: false,
+			...message,
+			mediumName: 'SMS via Twilio',
+			attempts: 3,
+			note: '',
+		});
+		expect(Object.keys(row)).toEqual(COLUMNS);
+	});
+
+	it('an item refused before sending made no send', () => {
+		expect(failedSendFields.call(context, 0, new Error('broken expression'))).toMatchObject({
+			outcome: 'not sent',
+			attempts: 0,
+		});
+	});
+
+	it('keeps the columns when a field cannot be read (what failed the item), with empty values', () => {
+		const broken = {
+			getNodeParameter: (name: string) => {
+				throw new Error(`cannot read ${name}`);
+			},
+		} as unknown as IExecuteFunctions;
+		const row = failedSendFields.call(broken, 0, new Error('broken expression'));
+		expect(Object.keys(row)).toEqual(COLUMNS);
+		expect(row).toMatchObject({ outcome: 'not sent', medium: '', mediumName: '', contact: '' });
+	});
+
+	it('has a sendOnceKey column whenever Send Once is on, and none when it is Off', () => {
+		const withMode = (sendOnce: string) =>
+			failedSendFields.call(
+				{
+					getNodeParameter: (name: string, _i: number, fallback?: unknown) =>
+						name === 'sendOnce' ? sendOnce : name in parameters ? parameters[name] : fallback,
+				} as unknown as IExecuteFunctions,
+				0,
+				new Error('refused'),
+			);
+		expect(withMode('message').sendOnceKey).toBe('');
+		expect(withMode('customKey').sendOnceKey).toBe('reminder-1');
+		expect(withMode('off')).not.toHaveProperty('sendOnceKey');
 	});
 });

@@ -55,7 +55,7 @@ export const METRICS = {
 	firstResponseTime: {
 		name: 'First Response Time',
 		path: '/reporting-metrics/first-response-time',
-		description: 'Average time to the first response to an inbound message, in seconds',
+		description: 'Average seconds to the first reply to an inbound message',
 		unit: 'seconds',
 		snapshotColumn: 'firstResponseTimeSeconds',
 		parameters: { from: 'required', to: 'optional', mediumId: 'optional', channelId: 'optional' },
@@ -63,8 +63,7 @@ export const METRICS = {
 	resolvedWithOneReply: {
 		name: 'Resolved With One Reply',
 		path: '/reporting-metrics/resolved-with-one-reply',
-		description:
-			'Number of messages resolved with at least one reply (last 5 days when From is empty)',
+		description: 'Number of messages resolved with at least one reply',
 		unit: 'messages',
 		snapshotColumn: 'resolvedWithOneReplyMessages',
 		parameters: { from: 'optional', to: 'optional', mediumId: 'optional', channelId: 'optional' },
@@ -72,7 +71,7 @@ export const METRICS = {
 	handleTime: {
 		name: 'Handle Time',
 		path: '/reporting-metrics/handle-time',
-		description: 'Average time a conversation is handled by an agent, in seconds',
+		description: 'Average seconds an agent handles a conversation',
 		unit: 'seconds',
 		snapshotColumn: 'handleTimeSeconds',
 		parameters: { from: 'required', to: 'optional', mediumId: 'optional', channelId: 'optional' },
@@ -80,7 +79,7 @@ export const METRICS = {
 	agentAvailability: {
 		name: 'Agent Availability',
 		path: '/reporting-metrics/agent-availability',
-		description: 'Number of agents available, or away: the User Presence Status chosen',
+		description: 'Number of agents in the chosen User Presence Status',
 		unit: 'agents',
 		snapshotColumn: 'agents',
 		parameters: { channelId: 'optional', userPresenceStatus: 'optional' },
@@ -96,7 +95,7 @@ export const METRICS = {
 	longestWaitTime: {
 		name: 'Longest Wait Time',
 		path: '/queue-metrics/longest-wait-time',
-		description: 'Current longest time a contact waits for a response, in seconds',
+		description: 'Longest current wait of a contact for a reply (seconds)',
 		unit: 'seconds',
 		snapshotColumn: 'longestWaitTimeSeconds',
 		parameters: { mediumId: 'optional', channelId: 'optional', status: 'required' },

@@ -15,8 +15,7 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Respond to Lookup',
 				value: 'respond',
-				description:
-					'Answer the lookup that started this workflow (Contact Center Trigger, Trigger On: Lookup): 200 with attributes, or 404',
+				description: 'Answer the lookup that started this workflow: 200 or 404',
 				action: 'Respond to CRM lookup',
 			},
 		],

@@ -19,7 +19,7 @@ const show = { show: { resource: ['crmLookup'], operation: ['respond'] } };
 export const description: INodeProperties[] = [
 	{
 		displayName:
-			'Answers the lookup that started this workflow: the Contact Center Trigger must have Trigger On "Lookup". Only the first item answers; all items are passed on. If the run ends without reaching this node, the trigger answers as set in its "If No Response Is Sent" (404 by default).',
+			'Answers the lookup that started this workflow (Trigger On "Lookup") with the first item; all items pass on',
 		name: 'respondNotice',
 		type: 'notice',
 		default: '',
@@ -34,13 +34,12 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Found (200 With Attributes)',
 				value: 'found',
-				description: 'The contact was found: answer 200 with the attributes below',
+				description: 'Found: answer 200 with the attributes below',
 			},
 			{
 				name: 'Not Found (404)',
 				value: 'notFound',
-				description:
-					'Nobody was found: answer 404, which the service shows as "no lookup found" and which leaves the attributes unchanged',
+				description: 'Answer 404: "no lookup found", attributes unchanged',
 			},
 		],
 		default: 'found',
@@ -71,7 +70,7 @@ export const description: INodeProperties[] = [
 			{
 				name: 'JSON Object',
 				value: 'json',
-				description: 'One object with an entry per attribute, e.g. built by an expression',
+				description: 'One object, an entry per attribute (e.g. an expression)',
 			},
 		],
 		default: 'pairs',

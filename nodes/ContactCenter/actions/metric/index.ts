@@ -16,13 +16,13 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Get',
 				value: 'get',
-				description: 'Read one real-time metric, with the parameters that metric takes',
+				description: 'Read one real-time metric',
 				action: 'Get metric',
 			},
 			{
 				name: 'Get Snapshot',
 				value: 'getSnapshot',
-				description: 'Read several metrics for one time window in one item, one column per metric',
+				description: 'Read several metrics for one time window in one item',
 				action: 'Get metric snapshot',
 			},
 		],

@@ -21,7 +21,7 @@ export const NOT_RECEIVED_STATUSES: readonly string[] = ['FAILED', 'DELIVERING_F
 export const description: INodeProperties[] = [
 	{
 		displayName:
-			"Gives no item when no message failed. To let the workflow go on then, turn on Always Output Data in this node's Settings.",
+			'No item when no message failed: to go on then, turn on Always Output Data (Settings)',
 		name: 'getFailedNotice',
 		type: 'notice',
 		default: '',

@@ -17,7 +17,7 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Send',
 				value: 'send',
-				description: 'Send an SMS or WhatsApp message (text or template) to a contact',
+				description: 'Send an SMS or WhatsApp message to a contact',
 				action: 'Send message',
 			},
 			{
@@ -29,8 +29,7 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Get Failed',
 				value: 'getFailed',
-				description:
-					'List each message that failed or could not be delivered (FAILED, DELIVERING_FAILED), with its contact and reason',
+				description: 'Each undelivered message, with its contact and reason',
 				action: 'Get failed messages',
 			},
 		],

@@ -193,9 +193,10 @@ export const description: INodeProperties[] = [
 	},
 	{
 		// n8n fills in one credential by itself for a new node, however many it needs (its editor
-		// picks the most recently updated one), so the notice sits right above the two fields.
-		displayName:
-			'Send needs both credentials below: "Contact Center OAuth2 API" for the service and "Contact Center Record API" for the record of sent messages (Send Once). n8n fills in only one of them by itself: pick the other.',
+		// picks the most recently updated one). A notice can follow parameters only, not the
+		// credentials picked (n8n 2.41.1 gives displayOptions the node's parameters and settings), so
+		// it shows while Send Once is on, kept to one line.
+		displayName: 'Send Once needs a Record API credential (top), or Off',
 		name: 'credentialsNotice',
 		type: 'notice',
 		default: '',
@@ -207,25 +208,22 @@ export const description: INodeProperties[] = [
 		type: 'options',
 		default: 'message',
 		description:
-			'Whether a message this workflow already sent is skipped, so that a rerun or an n8n Retry after a crash messages nobody twice. Needs a Contact Center Record API credential: the record of sent messages is an n8n data table.',
+			'Whether a message this workflow already sent is skipped, so that a rerun or an n8n Retry after a crash messages nobody twice. Needs a Contact Center Record API credential (the record is an n8n data table).',
 		options: [
 			{
 				name: 'Same Message Once',
 				value: 'message',
-				description:
-					'Skip the item when this workflow sent the same message (medium, channel, contact, text or template, metadata) within the Send Once Period',
+				description: 'A message this workflow already sent is not sent again',
 			},
 			{
 				name: 'Once per Key',
 				value: 'customKey',
-				description:
-					'Skip the item when this workflow sent a message with the same Send Once Key within the Send Once Period',
+				description: 'A Send Once Key already sent is not sent again',
 			},
 			{
 				name: 'Off',
 				value: 'off',
-				description:
-					'Send every item. A rerun or Retry sends again what was already sent; no record is needed.',
+				description: 'A rerun or Retry sends again what was already sent',
 			},
 		],
 		displayOptions: show(),

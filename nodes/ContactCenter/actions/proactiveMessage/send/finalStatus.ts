@@ -37,7 +37,8 @@ export async function addFinalStatuses(
 ): Promise<void> {
 	const waiting = new Map<string, INodeExecutionData[]>();
 	for (const item of results) {
-		if (item.json.sent !== true) continue;
+		// Rows of messages that went out, in this run or an earlier one (already sent), have one.
+		if (typeof item.json.correlationId !== 'string' || item.json.correlationId === '') continue;
 		item.json.finalStatus = 'UNKNOWN';
 		item.json.settled = false;
 		const correlationId = String(item.json.correlationId);
