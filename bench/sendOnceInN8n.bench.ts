@@ -10,7 +10,8 @@ import * as path from 'node:path';
 import * as runtimeModule from '../scripts/lib/n8n-runtime';
 import * as localModule from '../scripts/lib/local-setup';
 import * as helpersModule from '../test/e2e/helpers';
-import { fmt, pct, recordSection, type Figure } from './results';
+import { recordSection } from './results';
+import { sideBySideFigures, type SendOnceMode, type SendOnceRound } from './sendOnceFigures';
 
 type Json = Record<string, any>;
 const rt: Json = runtimeModule;
@@ -22,10 +23,8 @@ const WINDOW_S = 3;
 const CAMPAIGN = 240;
 const ROUNDS = 2;
 
-type Mode = 'off' | 'message';
-
 /** The e2e suites' campaign workflow (rate and period from the request), with Send Once set. */
-function campaignWorkflow(mode: Mode): Json {
+function campaignWorkflow(mode: SendOnceMode): Json {
 	const workflow = readFixture('send-campaign.json');
 	workflow.id = `ccBenchSendOnce${mode === 'off' ? 'Off' : 'On'}`;
 	workflow.name = `Bench: Send Once ${mode}`;
@@ -36,13 +35,8 @@ function campaignWorkflow(mode: Mode): Json {
 	return workflow;
 }
 
-interface Round {
-	mode: Mode;
+interface Round extends SendOnceRound {
 	accepted: number;
-	twice: number;
-	lost: number;
-	share: number;
-	makespanMs: number;
 }
 
 describe(`Send Once at the rate limit in n8n ${rt.N8N_VERSION} (${LIMIT} per ${WINDOW_S} s, ${CAMPAIGN} contacts)`, () => {
@@ -78,7 +72,7 @@ describe(`Send Once at the rate limit in n8n ${rt.N8N_VERSION} (${LIMIT} per ${W
 	}, 900_000);
 	afterAll(async () => await stack?.stop(), 120_000);
 
-	async function campaign(mode: Mode, count = CAMPAIGN): Promise<Round> {
+	async function campaign(mode: SendOnceMode, count = CAMPAIGN): Promise<Round> {
 		await rt.sleep(WINDOW_S * 1000 + 500);
 		campaigns++;
 		const c = {
@@ -143,42 +137,7 @@ describe(`Send Once at the rate limit in n8n ${rt.N8N_VERSION} (${LIMIT} per ${W
 	}
 
 	it('records the figures', () => {
-		const of = (mode: Mode) => rounds.filter((round) => round.mode === mode);
-		const rate = (r: Round) => `${fmt((r.share * LIMIT) / WINDOW_S, 1)}/s (${pct(r.share)})`;
-		const ratios = of('message').map((on, i) => on.makespanMs / of('off')[i].makespanMs);
-		const figures: Figure[] = [
-			{
-				name: 'Send Once off: accepted sends per second, share of the limit',
-				value: of('off').map(rate).join(', '),
-			},
-			{
-				name: 'Same Message Once: accepted sends per second, share of the limit',
-				value: of('message').map(rate).join(', '),
-				target: '≥ 95 % of the limit',
-				met: of('message').every((r) => r.share >= 0.95),
-			},
-			{
-				name: 'Makespan (the execution), Send Once off / Same Message Once',
-				value: of('off')
-					.map(
-						(off, i) =>
-							`${fmt(off.makespanMs / 1000, 1)} s / ${fmt(of('message')[i].makespanMs / 1000, 1)} s`,
-					)
-					.join(', '),
-			},
-			{
-				name: 'Makespan ratio, Same Message Once / off',
-				value: ratios.map((ratio) => fmt(ratio, 2)).join(', '),
-				target: '≤ 1.10',
-				met: ratios.length > 0 && Math.max(...ratios) <= 1.1,
-			},
-			{
-				name: 'Contacts messaged twice / never',
-				value: rounds.map((r) => `${r.twice} / ${r.lost}`).join(', '),
-				target: '0 / 0',
-				met: rounds.every((r) => r.twice === 0 && r.lost === 0),
-			},
-		];
+		const figures = sideBySideFigures(rounds, LIMIT / WINDOW_S);
 		recordSection({
 			id: 'send-once-n8n',
 			title: 'Send Once at the rate limit in a real n8n',
