@@ -15,6 +15,9 @@ const service = useSimulatorBeside(fixture, {
 });
 const contactsOf = campaignContacts('+3164');
 
+// Each test sends at 20 or 5 per second: seconds of pacing by design, beyond jest's 5 s on a busy machine.
+jest.setTimeout(30_000);
+
 /** 20 sends per second: the messages due within 200 ms of each other are checked and claimed together. */
 async function sendTo(phones: string[], continueOnFail = true) {
 	return await runContactCenter(
