@@ -114,7 +114,7 @@ describe('The durable write back record in one n8n process, 0 against 100,000 ke
 
 	/**
 	 * Single public API calls, one at a time, p50 of 60 after 10 warm-ups: what the record's read
-	 * of one key (check) and its insert of one row (markDone) cost, beside an insert into another,
+	 * of one key (check) and its insert of one row (finish) cost, beside an insert into another,
 	 * small data table that has nothing to do with the record.
 	 */
 	async function apiCalls(recordTableId: string, otherTableId: string, label: string) {

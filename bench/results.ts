@@ -46,6 +46,8 @@ const RESULTS_MD = path.join(BENCH_DIR, 'RESULTS.md');
 /** Order of the sections in RESULTS.md: the action node, then the trigger in one process, then queue mode. */
 const ORDER = [
 	'send',
+	'send-once',
+	'send-once-n8n',
 	'tokens',
 	'snapshot',
 	'webhook',

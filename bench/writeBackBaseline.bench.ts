@@ -1,13 +1,13 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- benchmarks run in jest on a developer machine, never inside n8n */
 /**
  * Trigger speed side by side with a baseline commit: the write back in one n8n process, this
- * package against the package of the commit BENCH_V3_BASELINE (built from git, its package and
+ * package against the package of the commit BENCH_WRITE_BACK_BASELINE (built from git, its package and
  * credential names suffixed so both load side by side in the same n8n), with n8n's core Webhook
  * node and the minimal community trigger in the same rounds; with the default engine and with lazy
- * isolate acquisition; with the record empty and holding BENCH_V3_RECORDED_KEYS keys.
+ * isolate acquisition; with the record empty and holding BENCH_WRITE_BACK_RECORDED_KEYS keys.
  *
- * BENCH_V3_BASELINE: the commit (default main). BENCH_V3_REQUESTS: requests per target and round
- * (default 300). BENCH_V3_RECORDED_KEYS: done rows added for the second state (default 100,000).
+ * BENCH_WRITE_BACK_BASELINE: the commit (default main). BENCH_WRITE_BACK_REQUESTS: requests per target and round
+ * (default 300). BENCH_WRITE_BACK_RECORDED_KEYS: done rows added for the second state (default 100,000).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -41,8 +41,8 @@ import { fmt, recordSection, type Figure } from './results';
 const CONCURRENCY = 8;
 const ROUNDS = 3;
 const WARM_UP = 24;
-const REQUESTS = Number(process.env.BENCH_V3_REQUESTS ?? '300') || 300;
-const RECORDED_KEYS = Number(process.env.BENCH_V3_RECORDED_KEYS ?? '100000') || 100_000;
+const REQUESTS = Number(process.env.BENCH_WRITE_BACK_REQUESTS ?? '300') || 300;
+const RECORDED_KEYS = Number(process.env.BENCH_WRITE_BACK_RECORDED_KEYS ?? '100000') || 100_000;
 const RECORD_TABLE = 'contact_center_record';
 const TARGETS = ['core', 'min2', 'base', 'head'] as const;
 type Target = (typeof TARGETS)[number];
@@ -67,7 +67,7 @@ describe('Trigger speed: write back in one n8n process against a baseline commit
 	}, 120_000);
 
 	it('core Webhook, minimal trigger, the baseline and this package: default and lazy isolates, record empty and full', async () => {
-		const commit = await baselineCommit('BENCH_V3_BASELINE', 'main');
+		const commit = await baselineCommit('BENCH_WRITE_BACK_BASELINE', 'main');
 		const labels: Record<Target, string> = {
 			core: "n8n's core Webhook node",
 			min2: 'minimal community trigger',
@@ -368,9 +368,9 @@ describe('Trigger speed: write back in one n8n process against a baseline commit
 			}
 		}
 		const knobs = [
-			`BENCH_V3_BASELINE=${commit}`,
-			...(REQUESTS === 300 ? [] : [`BENCH_V3_REQUESTS=${REQUESTS}`]),
-			...(RECORDED_KEYS === 100_000 ? [] : [`BENCH_V3_RECORDED_KEYS=${RECORDED_KEYS}`]),
+			`BENCH_WRITE_BACK_BASELINE=${commit}`,
+			...(REQUESTS === 300 ? [] : [`BENCH_WRITE_BACK_REQUESTS=${REQUESTS}`]),
+			...(RECORDED_KEYS === 100_000 ? [] : [`BENCH_WRITE_BACK_RECORDED_KEYS=${RECORDED_KEYS}`]),
 		];
 		recordSection({
 			id: 'write-back-baseline',

@@ -65,8 +65,6 @@ function sinkNodeType(log: SinkLog): INodeType {
 
 /** The state n8n keeps in its database: shared by every process, kept across restarts. */
 export interface FlowDatabase {
-	/** The workflow's static data as saved. */
-	staticData: IDataObject;
 	/** Saved executions by id; a crashed one keeps the data it was created with. */
 	executions: Map<string, IRunExecutionData>;
 	nextExecutionId: number;
@@ -74,7 +72,7 @@ export interface FlowDatabase {
 }
 
 export function createFlowDatabase(): FlowDatabase {
-	return { staticData: {}, executions: new Map(), nextExecutionId: 1, sink: { processed: [] } };
+	return { executions: new Map(), nextExecutionId: 1, sink: { processed: [] } };
 }
 
 export interface FlowOptions {
@@ -84,10 +82,7 @@ export interface FlowOptions {
 	parameters: IDataObject;
 	credentials: CredentialStore;
 	workflowId: string;
-	/**
-	 * n8n in queue mode: the run happens on a worker, which starts a new execution with empty
-	 * static data and saves what the run leaves there over the workflow's.
-	 */
+	/** n8n in queue mode: the run happens on a worker, in a workflow of its own. */
 	queueMode?: boolean;
 	/** Where n8n serves production webhooks (its WEBHOOK_URL + /webhook): what the trigger's own calls reach. */
 	webhookBaseUrl?: string;
@@ -115,8 +110,8 @@ const TRIGGER_NAME = 'Contact Center Trigger';
 /**
  * One production webhook call the way n8n serves it (packages/cli/src/webhooks/webhook-helpers.ts):
  * the trigger's webhook() in n8n-core's WebhookContext, then, when it returns workflow data, a run
- * in n8n-core's WorkflowExecute with the trigger first on the execution stack, static data loaded
- * from the database and saved after the run, the execution saved before later finish handlers
+ * in n8n-core's WorkflowExecute with the trigger first on the execution stack, the execution saved
+ * before later finish handlers
  * (n8n registers its save hook first), and the answer from `sendResponse`, else n8n's own: 500
  * after a failed run, the response code after a successful one.
  */
@@ -152,7 +147,7 @@ export async function deliver(options: FlowOptions, delivery: Delivery): Promise
 		parameters: {},
 	};
 	const mode = delivery.mode ?? 'webhook';
-	const buildFlowWorkflow = (staticData: IDataObject) =>
+	const buildFlowWorkflow = () =>
 		new Workflow({
 			id: options.workflowId,
 			name: 'Flow',
@@ -162,20 +157,9 @@ export async function deliver(options: FlowOptions, delivery: Delivery): Promise
 			},
 			active: true,
 			nodeTypes,
-			staticData,
 			settings: { executionOrder: 'v1' },
 		});
-	// n8n loads the workflow's static data from its database for every production webhook call.
-	const workflow = buildFlowWorkflow(deepCopy(database.staticData));
-	const changedStaticData = () => (workflow.staticData as IDataObject).__dataChanged === true;
-	/** n8n's response callback (live-webhooks): saves the webhook call's static data if changed. */
-	const saveWebhookStaticData = () => {
-		if (!changedStaticData()) return;
-		const saved = JSON.parse(JSON.stringify(workflow.staticData)) as IDataObject;
-		delete saved.__dataChanged;
-		database.staticData = saved;
-		(workflow.staticData as IDataObject).__dataChanged = false;
-	};
+	const workflow = buildFlowWorkflow();
 	const node = workflow.getNode(TRIGGER_NAME) as INode;
 	for (const parameterNode of workflow.nodes ? Object.values(workflow.nodes) : []) {
 		const nodeType = nodeTypes.getByNameAndVersion(parameterNode.type, parameterNode.typeVersion);
@@ -214,15 +198,9 @@ export async function deliver(options: FlowOptions, delivery: Delivery): Promise
 		for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
 		response.end();
 		Object.assign(answer, { status, headers, body });
-		saveWebhookStaticData();
 	};
-	hooks.addHandler('workflowExecuteAfter', async (fullRunData, newStaticData) => {
+	hooks.addHandler('workflowExecuteAfter', async (fullRunData) => {
 		database.executions.set(executionId, deepCopy(fullRunData.data));
-		if (newStaticData) {
-			const saved = JSON.parse(JSON.stringify(newStaticData)) as IDataObject;
-			delete saved.__dataChanged;
-			database.staticData = saved;
-		}
 	});
 	hooks.addHandler('sendResponse', async (response: IExecuteResponsePromiseData) => {
 		const body = Buffer.isBuffer(response.body) ? response.body.toString('utf8') : response.body;
@@ -305,7 +283,6 @@ export async function deliver(options: FlowOptions, delivery: Delivery): Promise
 	const webhookResult = await triggerNodeType.webhook.call(webhookContext);
 	// Answered by the webhook call itself; n8n still runs the workflow data it returned, if any.
 	if (webhookResult.noWebhookResponse) {
-		saveWebhookStaticData();
 		answered = true;
 		Object.assign(answer, {
 			status: captured.status,
@@ -319,10 +296,7 @@ export async function deliver(options: FlowOptions, delivery: Delivery): Promise
 			: { status: 200, headers: {}, body: webhookResult.webhookResponse };
 	}
 
-	// Starting the run resets the change flag of the call's static data
-	// (WorkflowRunner.establishContextForPersistence): changes made so far are not saved.
-	(workflow.staticData as IDataObject).__dataChanged = false;
-	const runWorkflow = options.queueMode ? buildFlowWorkflow({}) : workflow;
+	const runWorkflow = options.queueMode ? buildFlowWorkflow() : workflow;
 
 	// The run: created with the trigger's output on the stack, as n8n saves it before running.
 	const runExecutionData = createRunExecutionData({

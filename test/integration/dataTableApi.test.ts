@@ -760,7 +760,7 @@ describe('the data table API stand-in, through n8n-core httpRequest', () => {
 		});
 	});
 
-	it("runs the package's record verbs: claim, markDone, check", async () => {
+	it("runs the package's record verbs: begin, finish, check", async () => {
 		const credentials = createCredentialStore(
 			{
 				contactCenterRecordApi: {
@@ -778,12 +778,12 @@ describe('the data table API stand-in, through n8n-core httpRequest', () => {
 				credentials: [{ name: 'contactCenterRecordApi', required: true }],
 			},
 			async execute(this: IExecuteFunctions) {
-				const claimed = await record.claim(this, 'conformance', 'event-1');
+				const claimed = await record.begin(this, 'conformance', 'event-1');
 				results.push(claimed);
 				if (claimed.state === 'claimed')
-					await record.markDone(this, 'conformance', 'event-1', 'sent', claimed.claimId);
+					await record.finish(this, 'conformance', 'event-1', 'sent', claimed.claimId);
 				results.push(await record.check(this, 'conformance', 'event-1'));
-				results.push(await record.claim(this, 'conformance', 'event-1'));
+				results.push(await record.begin(this, 'conformance', 'event-1'));
 				return [[{ json: {} }]];
 			},
 		};
@@ -802,9 +802,10 @@ describe('the data table API stand-in, through n8n-core httpRequest', () => {
 				break;
 			await sleep(10);
 		}
+		// The done row (with its own detail) replaced the claim's row 1.
 		expect(api.rowsOf(RECORD_TABLE, alice.apiKey)).toEqual([
 			expect.objectContaining({
-				id: 1,
+				id: 2,
 				scope: 'conformance',
 				recordKey: 'conformance|event-1',
 				state: 'done',

@@ -5,7 +5,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { record } from '../../nodes/shared/once/record';
-import { recordTiming } from '../../nodes/shared/once/failure';
+import { onceForTests } from '../../nodes/shared/once';
 import { recordRows, runWithRecord, useRecordApi, waitFor } from './recordFaults';
 
 const fixture = useRecordApi();
@@ -21,21 +21,20 @@ const runningRowsOf = (recordKey: string) =>
 
 describe('the record when n8n API writes do not go through', () => {
 	test('a claim given up while its delete is refused: this process may claim the key again at once, the row is deleted once the API takes it', async () => {
-		recordTiming.retryBudgetMs = 500;
-		recordTiming.pendingRetryMs = 100;
+		onceForTests.setTiming({ retryBudgetMs: 500, pendingRetryMs: 100 });
 		const results: unknown[] = [];
 		await withRecord(async (context) => {
-			const first = await record.claim(context, 'release', 'message-1');
+			const first = await record.begin(context, 'release', 'message-1');
 			results.push(first.state);
 			fixture.api.setFaults(({ operation }) =>
 				operation === 'deleteRows' ? { status: 503 } : undefined,
 			);
 			if (first.state === 'claimed')
-				await record.release(context, 'release', 'message-1', first.claimId);
+				await record.abandon(context, 'release', 'message-1', first.claimId);
 			fixture.api.setFaults(({ operation }) =>
 				operation === 'deleteRows' ? { status: 503 } : undefined,
 			);
-			results.push((await record.claim(context, 'release', 'message-1')).state);
+			results.push((await record.begin(context, 'release', 'message-1')).state);
 		});
 		expect(results).toEqual(['claimed', 'claimed']);
 		const running = () => runningRowsOf('release|message-1');
@@ -45,15 +44,14 @@ describe('the record when n8n API writes do not go through', () => {
 	});
 
 	test('a claim that fails after its insert while its rows cannot be deleted either: this process ignores its row at once and deletes it once the API takes it', async () => {
-		recordTiming.retryBudgetMs = 400;
-		recordTiming.pendingRetryMs = 100;
+		onceForTests.setTiming({ retryBudgetMs: 400, pendingRetryMs: 100 });
 		const results: unknown[] = [];
 		await withRecord(async (context) => {
 			fixture.api.setFaults(({ operation }) =>
 				operation === 'getRows' || operation === 'deleteRows' ? { status: 500 } : undefined,
 			);
 			results.push(
-				await record.claim(context, 'stuck', 'message-1').then(
+				await record.begin(context, 'stuck', 'message-1').then(
 					(claim) => claim.state,
 					(error: Error) => error.message,
 				),
@@ -61,7 +59,7 @@ describe('the record when n8n API writes do not go through', () => {
 			fixture.api.setFaults(({ operation }) =>
 				operation === 'deleteRows' ? { status: 500 } : undefined,
 			);
-			results.push((await record.claim(context, 'stuck', 'message-1')).state);
+			results.push((await record.begin(context, 'stuck', 'message-1')).state);
 		});
 		expect(results).toEqual([expect.stringContaining("n8n's API did not answer"), 'claimed']);
 		const running = () => runningRowsOf('stuck|message-1');
@@ -71,14 +69,13 @@ describe('the record when n8n API writes do not go through', () => {
 	});
 
 	test('work done whose done row is refused counts as done in this process at once, and its row is written once the API takes it', async () => {
-		recordTiming.retryBudgetMs = 500;
-		recordTiming.pendingRetryMs = 100;
+		onceForTests.setTiming({ retryBudgetMs: 500, pendingRetryMs: 100 });
 		const results: unknown[] = [];
 		await withRecord(async (context) => {
-			const claim = await record.claim(context, 'late', 'event-1');
+			const claim = await record.begin(context, 'late', 'event-1');
 			fixture.api.setFaults(() => ({ status: 429, retryAfterSeconds: 1 }));
 			results.push(
-				await record.markDoneAndKeepTrying(
+				await record.finishAndKeepTrying(
 					context,
 					'late',
 					'event-1',
@@ -87,7 +84,7 @@ describe('the record when n8n API writes do not go through', () => {
 				),
 			);
 			results.push(await record.check(context, 'late', 'event-1'));
-			results.push(await record.claim(context, 'late', 'event-1'));
+			results.push(await record.begin(context, 'late', 'event-1'));
 		});
 		expect(results).toEqual([
 			'pending',

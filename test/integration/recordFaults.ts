@@ -16,7 +16,7 @@ import {
 import { ContactCenterRecordApi } from '../../credentials/ContactCenterRecordApi.credentials';
 import { ContactCenterTrigger } from '../../nodes/ContactCenterTrigger/ContactCenterTrigger.node';
 import { ContactCenterSigningSecretApi } from '../../credentials/ContactCenterSigningSecretApi.credentials';
-import { recordTiming } from '../../nodes/shared/once/failure';
+import { onceForTests } from '../../nodes/shared/once';
 import { createCredentialStore, runNode, type CredentialStore } from '../harness';
 import { startDataTableApi, type DataTableApi, type FaultRule } from '../harness/data-table-api';
 import {
@@ -26,7 +26,7 @@ import {
 	type DeliveryResult,
 	type FlowOptions,
 } from '../harness/run-trigger-flow';
-import { DEFAULT_SIGNING_SECRET, signBody } from '../simulator';
+import { DEFAULT_SIGNING_SECRET, signBody, startSimulator } from '../simulator';
 
 export const RECORD_TABLE = 'contact_center_record';
 
@@ -56,7 +56,6 @@ export function useRecordApi(extraCredentials: Record<string, IDataObject> = {})
 		apiKey: string;
 		credentials: CredentialStore;
 	};
-	const timing = { ...recordTiming };
 	beforeAll(async () => {
 		fixture.api = await startDataTableApi();
 		fixture.apiKey = fixture.api.addUser('record').apiKey;
@@ -76,10 +75,42 @@ export function useRecordApi(extraCredentials: Record<string, IDataObject> = {})
 	afterEach(() => {
 		fixture.api.setFaults(undefined);
 		fixture.api.slow(0);
-		Object.assign(recordTiming, timing);
+		onceForTests.resetTiming();
 	});
 	afterAll(async () => await fixture.api.stop());
 	return fixture;
+}
+
+type Simulator = Awaited<ReturnType<typeof startSimulator>>;
+
+/** The service's simulator beside the stand-in, its OAuth2 credential in the fixture's store. */
+export function useSimulatorBeside(
+	fixture: { credentials: CredentialStore },
+	options: Parameters<typeof startSimulator>[0] = {},
+) {
+	const service = {} as { sim: Simulator };
+	beforeAll(async () => {
+		service.sim = await startSimulator(options);
+		fixture.credentials.set('contactCenterOAuth2Api', {
+			baseUrl: service.sim.url,
+			clientId: 'sim-client-id',
+			clientSecret: 'sim-client-secret',
+		});
+	});
+	afterAll(async () => await service.sim.stop());
+	return service;
+}
+
+/** Fresh contacts for each campaign of a test file; `prefix` keeps them apart from other files'. */
+export function campaignContacts(prefix: string) {
+	let campaigns = 0;
+	return (count: number) => {
+		const campaign = ++campaigns;
+		return Array.from(
+			{ length: count },
+			(_, i) => `${prefix}${String(campaign).padStart(3, '0')}${String(i).padStart(4, '0')}`,
+		);
+	};
 }
 
 /**

@@ -5,33 +5,19 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { recordTiming } from '../../nodes/shared/once/failure';
-import { resetStorageUsage } from '../../nodes/shared/once/storage';
-import { startSimulator } from '../simulator';
-import { runContactCenter, sendParameters, type Simulator } from './contactCenterFixture';
-import { FAULT_PATTERNS, RECORD_TABLE, useRecordApi } from './recordFaults';
+import { onceForTests } from '../../nodes/shared/once';
+import { runContactCenter, sendParameters } from './contactCenterFixture';
+import {
+	FAULT_PATTERNS,
+	RECORD_TABLE,
+	campaignContacts,
+	useRecordApi,
+	useSimulatorBeside,
+} from './recordFaults';
 
-let sim: Simulator;
 const fixture = useRecordApi();
-
-beforeAll(async () => {
-	sim = await startSimulator({});
-	fixture.credentials.set('contactCenterOAuth2Api', {
-		baseUrl: sim.url,
-		clientId: 'sim-client-id',
-		clientSecret: 'sim-client-secret',
-	});
-});
-afterAll(async () => await sim.stop());
-
-let campaignCount = 0;
-const contactsOf = (count: number) => {
-	const campaign = ++campaignCount;
-	return Array.from(
-		{ length: count },
-		(_, i) => `+3161${String(campaign).padStart(3, '0')}${String(i).padStart(4, '0')}`,
-	);
-};
+const service = useSimulatorBeside(fixture);
+const contactsOf = campaignContacts('+3161');
 
 async function sendTo(contacts: string[]) {
 	return await runContactCenter(
@@ -46,7 +32,8 @@ async function sendTo(contacts: string[]) {
 	);
 }
 
-const messagesTo = (contact: string) => sim.messages.filter((m) => m.body.contact === contact);
+const messagesTo = (contact: string) =>
+	service.sim.messages.filter((m) => m.body.contact === contact);
 
 /** Each item's outcome checked against what the simulator received before and during the run. */
 function untrueOutcomes(items: IDataObject[], contacts: string[], sentBefore: Set<string>) {
@@ -81,7 +68,7 @@ describe('Send Once with n8n API faults in the record calls', () => {
 	);
 
 	test("a rate limit that outlasts the retries: items 'not sent', saying n8n's API rate-limited the record (not the key); the rerun sends every one of them", async () => {
-		recordTiming.retryBudgetMs = 1200;
+		onceForTests.setTiming({ retryBudgetMs: 1200 });
 		const contacts = contactsOf(3);
 		fixture.api.setFaults(() => ({ status: 429, retryAfterSeconds: 1 }));
 		const first = await sendTo(contacts);
@@ -97,7 +84,7 @@ describe('Send Once with n8n API faults in the record calls', () => {
 	}, 30_000);
 
 	test('a claim whose read fails after its row was inserted leaves no claim behind: the rerun sends, nothing says "may have been sent"', async () => {
-		recordTiming.retryBudgetMs = 600;
+		onceForTests.setTiming({ retryBudgetMs: 600 });
 		const contacts = contactsOf(2);
 		// Send Once's first read passes; from the claim's insert on, every read fails.
 		let inserted = false;
@@ -149,7 +136,7 @@ describe("Send Once at n8n's data table storage warning level", () => {
 		fixture.credentials.set('contactCenterRecordApi', { ...record, storageLimitMb: 0.001 });
 		// The record's table exists (an earlier run), and the sizes are read afresh.
 		await sendTo(contactsOf(1));
-		resetStorageUsage();
+		onceForTests.resetState();
 		try {
 			const contacts = contactsOf(2);
 			const { json, hints } = await sendTo(contacts);

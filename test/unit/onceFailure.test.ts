@@ -69,32 +69,29 @@ describe('what a failed record call means', () => {
 			status: 429,
 			retryAfterMs: 2000,
 			limit: '100;w=60',
-			mayHaveBeenCarriedOut: false,
 		});
 		expect(failure.message).toContain('Too many requests');
 	});
 
-	test('a 5xx or no answer is n8n being unavailable; only a refused connection surely did nothing', () => {
+	test('a 5xx or no answer is n8n being unavailable, with the network code in its message', () => {
 		expect(classifyRecordFailure(answered(500))).toMatchObject({
 			kind: 'unavailable',
-			mayHaveBeenCarriedOut: true,
 		});
 		expect(classifyRecordFailure(answered(503))).toMatchObject({ kind: 'unavailable' });
 		expect(classifyRecordFailure({ message: 'socket hang up', code: 'ECONNRESET' })).toMatchObject({
 			kind: 'unavailable',
 			status: 0,
 			message: 'ECONNRESET: socket hang up',
-			mayHaveBeenCarriedOut: true,
 		});
 		expect(
 			classifyRecordFailure({
 				message: 'connect ECONNREFUSED 127.0.0.1:5678',
 				code: 'ECONNREFUSED',
 			}),
-		).toMatchObject({ kind: 'unavailable', mayHaveBeenCarriedOut: false });
+		).toMatchObject({ kind: 'unavailable' });
 		expect(
 			classifyRecordFailure({ message: 'timeout of 10000ms exceeded', code: 'ECONNABORTED' }),
-		).toMatchObject({ kind: 'unavailable', mayHaveBeenCarriedOut: true });
+		).toMatchObject({ kind: 'unavailable' });
 	});
 
 	test('401 and 403 are the credential, 404 a missing table, other answers refusals', () => {
@@ -112,14 +109,12 @@ describe('when a failed record call is tried again', () => {
 			kind: 'rateLimited',
 			status: 429,
 			message: '',
-			mayHaveBeenCarriedOut: false,
 			retryAfterMs,
 		}) as const;
 	const unavailable = {
 		kind: 'unavailable',
 		status: 500,
 		message: '',
-		mayHaveBeenCarriedOut: true,
 	} as const;
 
 	test('a 429 waits what Retry-After asks while it fits in the budget, else gives up at once', () => {
@@ -160,13 +155,7 @@ describe('when a failed record call is tried again', () => {
 
 	test('refusals are not tried again', () => {
 		for (const kind of ['credential', 'notFound', 'refused'] as const) {
-			expect(
-				recordRetryDelayMs(
-					{ kind, status: 400, message: '', mayHaveBeenCarriedOut: false },
-					0,
-					15_000,
-				),
-			).toBeUndefined();
+			expect(recordRetryDelayMs({ kind, status: 400, message: '' }, 0, 15_000)).toBeUndefined();
 		}
 	});
 });
@@ -180,7 +169,6 @@ describe('the words of a record call that failed for good', () => {
 				message: 'Request failed with status code 429: Too many requests',
 				retryAfterMs: 30_000,
 				limit: '10;w=60',
-				mayHaveBeenCarriedOut: false,
 			},
 			{ method: 'POST', path: '/data-tables/x/rows' },
 			15_200,
@@ -196,7 +184,6 @@ describe('the words of a record call that failed for good', () => {
 				kind: 'unavailable',
 				status: 0,
 				message: 'ECONNRESET: socket hang up',
-				mayHaveBeenCarriedOut: true,
 			},
 			{ method: 'GET', path: '/data-tables/x/rows' },
 			15_000,
@@ -214,7 +201,7 @@ describe("n8n's answers while it starts up", () => {
 			message: 'Request failed with status code 404',
 			response: { status: 404, data: '<pre>Cannot POST /api/v1/data-tables/x/rows</pre>' },
 		});
-		expect(notMounted).toMatchObject({ kind: 'unavailable', mayHaveBeenCarriedOut: false });
+		expect(notMounted).toMatchObject({ kind: 'unavailable' });
 		expect(notMounted.message).toContain('Cannot POST /api/v1/data-tables/x/rows');
 		expect(notMounted.message).toContain('n8n is starting up, or the n8n API URL is wrong');
 		expect(
@@ -228,7 +215,6 @@ describe("n8n's answers while it starts up", () => {
 	test('"n8n is starting up. Please wait" answered 200 is a failure that is tried again; JSON answers are not', () => {
 		expect(textAnswerFailure('n8n is starting up. Please wait')).toMatchObject({
 			kind: 'unavailable',
-			mayHaveBeenCarriedOut: false,
 		});
 		expect(textAnswerFailure({ data: [] })).toBeUndefined();
 		expect(textAnswerFailure([{ id: 1 }])).toBeUndefined();

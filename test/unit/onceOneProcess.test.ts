@@ -3,7 +3,6 @@ import {
 	markReceivedHere,
 	productionRunWasReceivedHere,
 	productionRunsStayInThisProcess,
-	wasReceivedHere,
 } from '../../nodes/shared/once/receivedHere';
 import { DEFAULT_RECORD_WINDOWS } from '../../nodes/shared/once/rows';
 
@@ -11,8 +10,8 @@ describe('where production runs stay (one n8n process) and holds of this process
 	it('knows only the item its own webhook call made, not a copy (what a queue-mode worker gets)', () => {
 		const item = { idempotencyKey: 'k1' };
 		markReceivedHere(item);
-		expect(wasReceivedHere(item)).toBe(true);
-		expect(wasReceivedHere(JSON.parse(JSON.stringify(item)) as object)).toBe(false);
+		expect(productionRunWasReceivedHere(JSON.parse(JSON.stringify(item)) as object)).toBe(false);
+		expect(productionRunsStayInThisProcess()).toBe(false);
 	});
 
 	it('learns that runs stay here only from a run whose input is the item its own call made', () => {

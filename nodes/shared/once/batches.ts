@@ -1,5 +1,7 @@
 import { sleep } from 'n8n-workflow';
 
+import { state } from './state';
+
 /**
  * Natural batching of record calls within one n8n process: the first call of a lane goes out at
  * once; calls that arrive while it is in flight wait and go out together in the next one. When
@@ -13,7 +15,7 @@ interface Waiting<I, O> {
 	reject: (error: unknown) => void;
 }
 
-interface Lane {
+export interface Lane {
 	busy: boolean;
 	waiting: Array<Waiting<unknown, unknown>>;
 	/** While an idle lane gathers: tells it that a call joined. */
@@ -31,8 +33,6 @@ export interface Gather {
 	until: number;
 }
 
-const lanes = new Map<string, Lane>();
-
 /** The most calls one batch serves. */
 const MAX_BATCH = 100;
 
@@ -47,8 +47,8 @@ export async function inBatch<I, O>(
 	gather?: Gather,
 ): Promise<O> {
 	return await new Promise<O>((resolve, reject) => {
-		const lane: Lane = lanes.get(laneKey) ?? { busy: false, waiting: [] };
-		lanes.set(laneKey, lane);
+		const lane: Lane = state.lanes.get(laneKey) ?? { busy: false, waiting: [] };
+		state.lanes.set(laneKey, lane);
 		lane.waiting.push({ item, resolve, reject } as Waiting<unknown, unknown>);
 		lane.joined?.();
 		if (!lane.busy)
@@ -85,5 +85,5 @@ async function drain(
 		}
 	}
 	lane.busy = false;
-	lanes.delete(laneKey);
+	state.lanes.delete(laneKey);
 }

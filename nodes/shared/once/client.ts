@@ -12,6 +12,7 @@ import {
 
 import { assertCredentialSelected } from '../credentialSelection';
 import { operationError } from '../operationError';
+import { state } from './state';
 import { RECORD_KEY_STEPS, expiredAt, expiredMessage, keyExpiryOf, type KeyExpiry } from './apiKey';
 import {
 	classifyRecordFailure,
@@ -115,14 +116,13 @@ export const DEFAULT_STORAGE_LIMIT_MB = 200;
 /** How long a record credential read is reused without reading it again. */
 const CREDENTIAL_REUSE_MS = 60_000;
 
-/**
- * Record credentials by credential id. Reading a credential costs n8n an expression isolate (its
- * CredentialsHelper resolves the credential's defaults in a throw-away workflow), and so does
- * n8n's generic authentication for each request: with three record calls per write back that was
- * most of a delivery's cost in queue mode. Only a cache: a 401 reads the credential afresh and
- * retries once, so a replaced key counts at once.
+/*
+ * Record credentials are kept by credential id (state.recordCredentials). Reading a credential
+ * costs n8n an expression isolate (its CredentialsHelper resolves the credential's defaults in a
+ * throw-away workflow), and so does n8n's generic authentication for each request: with three
+ * record calls per write back that was most of a delivery's cost in queue mode. Only a cache: a
+ * 401 reads the credential afresh and retries once, so a replaced key counts at once.
  */
-const recordCredentials = new Map<string, RecordTarget>();
 
 async function readTarget(context: RecordContext, credentialId?: string): Promise<RecordTarget> {
 	assertCredentialSelected(context.getNode(), RECORD_CREDENTIAL, RECORD_CREDENTIAL_DISPLAY_NAME);
@@ -150,14 +150,14 @@ async function readTarget(context: RecordContext, credentialId?: string): Promis
 			(storageLimitMb > 0 ? storageLimitMb : DEFAULT_STORAGE_LIMIT_MB) * 1024 * 1024,
 		credentialId,
 	};
-	if (credentialId !== undefined) recordCredentials.set(credentialId, target);
+	if (credentialId !== undefined) state.recordCredentials.set(credentialId, target);
 	return target;
 }
 
 /** The record credential, reused for a minute unless `fresh`. */
 export async function targetOf(context: RecordContext, fresh = false): Promise<RecordTarget> {
 	const credentialId = context.getNode().credentials?.[RECORD_CREDENTIAL]?.id ?? undefined;
-	const cached = credentialId === undefined ? undefined : recordCredentials.get(credentialId);
+	const cached = credentialId === undefined ? undefined : state.recordCredentials.get(credentialId);
 	if (!fresh && cached !== undefined && Date.now() - cached.readAt < CREDENTIAL_REUSE_MS)
 		return cached;
 	return await readTarget(context, credentialId);
@@ -188,20 +188,16 @@ async function send(
 }
 
 /**
- * The records (by cacheKey) whose last call failed: an index of such a record answers no longer
- * (see indexes.ts), so that a record that cannot be used (a revoked or expired key, the API
- * switched off) refuses deliveries before their run, as without the index.
+ * Whether the record's last call failed: an index of such a record answers no longer (see
+ * indexes.ts), so that a record that cannot be used (a revoked or expired key, the API switched
+ * off) refuses deliveries before their run, as without the index.
  */
-const failingRecords = new Set<string>();
+export const lastCallFailed = (target: RecordTarget) => state.failingRecords.has(target.cacheKey);
 
-export const lastCallFailed = (target: RecordTarget) => failingRecords.has(target.cacheKey);
-
-/**
- * The records (by cacheKey) whose last write n8n refused for its data table size limit: n8n's
- * words and when. A write n8n takes clears it; without one it is believed for FULL_BELIEVED_MS.
+/*
+ * A record whose last write n8n refused for its data table size limit (state.fullStorage): a write
+ * n8n takes clears it; without one it is believed for FULL_BELIEVED_MS.
  */
-const fullStorage = new Map<string, { message: string; at: number }>();
-
 const FULL_BELIEVED_MS = 30_000;
 
 /** The calls n8n checks against its size limit: row inserts and updates (data-table.service.js). */
@@ -210,7 +206,7 @@ const isSizeChecked = (method: IHttpRequestMethods, path: string) =>
 
 /** n8n's words of its last size limit refusal of a write to this record, while believed. */
 export function storageFullMessage(target: RecordTarget, now = Date.now()): string | undefined {
-	const refusal = fullStorage.get(target.cacheKey);
+	const refusal = state.fullStorage.get(target.cacheKey);
 	return refusal !== undefined && now - refusal.at < FULL_BELIEVED_MS ? refusal.message : undefined;
 }
 
@@ -226,11 +222,11 @@ export async function api(
 	try {
 		const answer = await callWithRetries(context, target, method, path, options);
 		answered = true;
-		if (isSizeChecked(method, path)) fullStorage.delete(target.cacheKey);
+		if (isSizeChecked(method, path)) state.fullStorage.delete(target.cacheKey);
 		return answer;
 	} finally {
-		if (answered) failingRecords.delete(target.cacheKey);
-		else failingRecords.add(target.cacheKey);
+		if (answered) state.failingRecords.delete(target.cacheKey);
+		else state.failingRecords.add(target.cacheKey);
 	}
 }
 
@@ -289,6 +285,6 @@ async function callWithRetries(
 			? `The record (n8n data table "${target.tableName}" at ${target.baseUrl}) could not be used: ${text}`
 			: `The record (n8n data table "${target.tableName}" at ${target.baseUrl}) answered ${failure.status}: ${failure.message}`;
 	if (isSizeChecked(method, path) && isSizeLimitFailure(message))
-		fullStorage.set(target.cacheKey, { message, at: Date.now() });
+		state.fullStorage.set(target.cacheKey, { message, at: Date.now() });
 	throw recordError(context, message, failure.status, failure.kind);
 }

@@ -64,20 +64,7 @@ export interface RecordFailure {
 	retryAfterMs?: number;
 	/** The limit n8n named in its answer's rate-limit headers, as sent (e.g. `100;w=60`). */
 	limit?: string;
-	/** Whether n8n may have carried the call out although it failed (a 5xx, a reset, a time-out). */
-	mayHaveBeenCarriedOut: boolean;
 }
-
-/** Errors raised before a request went out: n8n cannot have carried it out. */
-const NOT_SENT_CODES = new Set([
-	'ECONNREFUSED',
-	'ENOTFOUND',
-	'EAI_AGAIN',
-	'EHOSTUNREACH',
-	'ENETUNREACH',
-	'EADDRNOTAVAIL',
-	'UND_ERR_CONNECT_TIMEOUT',
-]);
 
 const RATE_LIMIT_HEADERS = [
 	'ratelimit-policy',
@@ -103,7 +90,6 @@ export function classifyRecordFailure(error: HttpFailure, now = Date.now()): Rec
 			kind: 'unavailable',
 			status,
 			message: code && !message.includes(code) ? `${code}: ${message}` : message,
-			mayHaveBeenCarriedOut: code === undefined || !NOT_SENT_CODES.has(code),
 		};
 	}
 	const body = error.response?.data ?? error.cause?.response?.data;
@@ -114,22 +100,20 @@ export function classifyRecordFailure(error: HttpFailure, now = Date.now()): Rec
 			kind: 'unavailable',
 			status,
 			message: `${message}${textOf(body)}: n8n's public API is not there (n8n is starting up, or the n8n API URL is wrong)`,
-			mayHaveBeenCarriedOut: false,
 		};
 	}
 	const headers = error.response?.headers ?? error.cause?.response?.headers;
 	const wait = retryAfterMs(headers, now);
 	const limit = limitOf(headers);
-	const failure = (kind: RecordFailureKind, mayHaveBeenCarriedOut = false): RecordFailure => ({
+	const failure = (kind: RecordFailureKind): RecordFailure => ({
 		kind,
 		status,
 		message,
-		mayHaveBeenCarriedOut,
 		...(wait !== undefined ? { retryAfterMs: wait } : {}),
 		...(limit !== undefined ? { limit } : {}),
 	});
 	if (status === 429) return failure('rateLimited');
-	if (status >= 500 || status === 408) return failure('unavailable', true);
+	if (status >= 500 || status === 408) return failure('unavailable');
 	if (status === 401 || status === 403) return failure('credential');
 	if (status === 404) return failure('notFound');
 	return failure('refused');
@@ -155,7 +139,6 @@ export function textAnswerFailure(answer: unknown): RecordFailure | undefined {
 		kind: 'unavailable',
 		status: 200,
 		message: `n8n answered in words, not JSON${textOf(answer)}`,
-		mayHaveBeenCarriedOut: false,
 	};
 }
 
@@ -171,12 +154,22 @@ export function textAnswerFailure(answer: unknown): RecordFailure | undefined {
  * `attemptTimeoutMs`: how long one attempt may take.
  *
  * `pendingRetryMs`: the first wait before a `done` row n8n's API did not take is written again
- * (see markDoneAndKeepTrying); each next wait doubles, up to a minute.
+ * (see record.finishAndKeepTrying); each next wait doubles, up to a minute.
  */
-export const recordTiming = {
+const DEFAULT_RECORD_TIMING = {
 	retryBudgetMs: 15_000,
 	attemptTimeoutMs: 10_000,
 	pendingRetryMs: 5_000,
+} as const;
+
+export type RecordTiming = { -readonly [name in keyof typeof DEFAULT_RECORD_TIMING]: number };
+
+export const recordTiming: RecordTiming = { ...DEFAULT_RECORD_TIMING };
+
+/** Shorter waits for tests, and back to n8n's: the one way to change recordTiming. */
+export const recordTimingForTests = {
+	set: (timing: Partial<RecordTiming>) => void Object.assign(recordTiming, timing),
+	reset: () => void Object.assign(recordTiming, DEFAULT_RECORD_TIMING),
 };
 
 const FIRST_BACKOFF_MS = 250;

@@ -3,37 +3,21 @@ import { lastCallFailed, type RecordContext } from './client';
 import { expiredAt } from './apiKey';
 import { MAX_RECORD_RETENTION_MS, filterOf } from './rows';
 import { ScopeIndex } from './scopeIndex';
-import { PAGE_ROWS, onRowChange, readPage, type Table } from './table';
+import { state } from './state';
+import { PAGE_ROWS, readPage, tableSuffixOf, type Table } from './table';
 
-/**
+/*
  * This process's indexes of the scopes whose every row it writes itself (the one-process
- * strategy, see strategyFor in index.ts), by scope, API URL and table id. Only a cache of the record: built
- * from it by reading it, told of every row this process writes (onRowChange), dropped at each
- * activation of the scope's trigger, never needed after a restart.
+ * strategy, see strategyFor in index.ts), by scope, API URL and table id (state.scopeIndexes).
+ * Only a cache of the record: built from it by reading it, told by table.ts of every row this
+ * process writes, dropped at each activation of the scope's trigger, never needed after a restart.
  */
-const scopeIndexes = new Map<string, ScopeIndex>();
-
-/** When a failed index load may be tried again, by index key. */
-const indexRetryAt = new Map<string, number>();
 const INDEX_RETRY_MS = 60_000;
 
 /** How long rows others add to a scope may go unseen by the scope's loaded index. */
 const CATCH_UP_EVERY_MS = 60_000;
 
-const tableSuffixOf = (table: Table) => ` ${table.target.baseUrl} ${table.id}`;
-
 const indexKeyOf = (scope: string, table: Table) => `${scope}${tableSuffixOf(table)}`;
-
-onRowChange((table, change) => {
-	const suffix = tableSuffixOf(table);
-	for (const [key, index] of scopeIndexes) {
-		if (!key.endsWith(suffix)) continue;
-		if (change.kind === 'inserted') for (const row of change.rows) index.inserted(row);
-		else if (change.kind === 'updated') index.updated(change.rows);
-		else if (change.kind === 'deleted') index.deleted(change.ids);
-		else index.deletedRunning(change.recordKey);
-	}
-});
 
 /**
  * Reads the scope's rows after the index's last read row id into it, 250 a call (n8n indexes the
@@ -100,13 +84,13 @@ function scopeIndexOf(
 	now: number,
 ): ScopeIndex | undefined {
 	const key = indexKeyOf(scope, table);
-	const known = scopeIndexes.get(key);
-	if (known !== undefined || now < (indexRetryAt.get(key) ?? 0)) return known;
+	const known = state.scopeIndexes.get(key);
+	if (known !== undefined || now < (state.indexRetryAt.get(key) ?? 0)) return known;
 	const index = new ScopeIndex(scope, now);
-	scopeIndexes.set(key, index);
+	state.scopeIndexes.set(key, index);
 	void loadIndex(context, table, index).catch((error: Error) => {
-		if (scopeIndexes.get(key) === index) scopeIndexes.delete(key);
-		indexRetryAt.set(key, Date.now() + INDEX_RETRY_MS);
+		if (state.scopeIndexes.get(key) === index) state.scopeIndexes.delete(key);
+		state.indexRetryAt.set(key, Date.now() + INDEX_RETRY_MS);
 		context.logger.warn(
 			`Contact Center record: loading the index of ${scope} failed (${error.message}); reading the record per delivery meanwhile`,
 		);
@@ -137,10 +121,10 @@ export async function usableIndexOf(
  * again: rows written or deleted by hand or by another process count from then on.
  */
 export function forgetIndex(scope: string): void {
-	for (const key of [...scopeIndexes.keys()]) {
+	for (const key of [...state.scopeIndexes.keys()]) {
 		if (key.startsWith(`${scope} `)) {
-			scopeIndexes.delete(key);
-			indexRetryAt.delete(key);
+			state.scopeIndexes.delete(key);
+			state.indexRetryAt.delete(key);
 		}
 	}
 }

@@ -10,18 +10,11 @@
  * (its input came through the database), and a queue-mode webhook process never runs a production
  * execution, so neither ever learns that runs stay here.
  */
-const receivedHere = new WeakSet<object>();
-
-let productionRunsStayHere = false;
+import { state } from './state';
 
 /** Marks the item the webhook call hands to its run. */
 export function markReceivedHere(json: object): void {
-	receivedHere.add(json);
-}
-
-/** Whether the run's input is the item this process's webhook call made. */
-export function wasReceivedHere(json: object): boolean {
-	return receivedHere.has(json);
+	state.receivedHere.add(json);
 }
 
 /**
@@ -30,12 +23,12 @@ export function wasReceivedHere(json: object): boolean {
  * remembers that its production runs stay here.
  */
 export function productionRunWasReceivedHere(json: object): boolean {
-	const here = receivedHere.has(json);
-	if (here) productionRunsStayHere = true;
+	const here = state.receivedHere.has(json);
+	if (here) state.productionRunsStayHere = true;
 	return here;
 }
 
 /** Whether a production run of this process was ever found to run where its call was received. */
 export function productionRunsStayInThisProcess(): boolean {
-	return productionRunsStayHere;
+	return state.productionRunsStayHere;
 }

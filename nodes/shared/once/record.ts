@@ -21,6 +21,7 @@ import {
 } from './client';
 import { RUN_WARNS_WITHIN_DAYS, expiredAt, expiresSoonMessage, expiresWithinDays } from './apiKey';
 import { usableIndexOf } from './indexes';
+import { state } from './state';
 import {
 	DEFAULT_RECORD_WINDOWS,
 	MAX_RECORD_RETENTION_MS,
@@ -55,7 +56,7 @@ import {
 
 export type ClaimResult =
 	/**
-	 * `claimId`: the claim's row, to pass to markDone. `abandonedAt`: an earlier claim of the key
+	 * `claimId`: the claim's row, to pass to finish. `abandonedAt`: an earlier claim of the key
 	 * was left by a process that stopped (see decideClaim).
 	 */
 	| { state: 'claimed'; claimId: number; abandonedAt?: number }
@@ -75,19 +76,19 @@ export type CheckResult =
  */
 const CLAIM_SETTLE_MS = 50;
 
-/** When this process last removed rows past the retention, per table. */
-const lastPruned = new Map<string, number>();
+/** The claims whose `done` rows went out together are deleted together. */
+const CLAIMS_DONE_TOGETHER: Gather = { ms: 2, upToMs: 10, until: 100 };
+
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
-/**
- * Work done in this process whose `done` row n8n's API has not taken yet, by row key: counted as
- * done by check and claim until its row is written (see markDoneAndKeepTrying). Lost with the
- * process: in queue mode the claim's `running` row keeps holding the key meanwhile.
+/*
+ * Work done in this process whose `done` row n8n's API has not taken yet (state.pendingDone) is
+ * counted as done by check and begin until its row is written (see finishAndKeepTrying). Lost
+ * with the process: in queue mode the claim's `running` row keeps holding the key meanwhile.
  */
-const pendingDone = new Map<string, { at: number; detail: string }>();
 
 const pendingDoneOf = (rowKey: string): CheckResult | undefined => {
-	const pending = pendingDone.get(rowKey);
+	const pending = state.pendingDone.get(rowKey);
 	return pending === undefined ? undefined : { state: 'done', ...pending };
 };
 
@@ -99,8 +100,8 @@ const fromDecision = (decision: ReadDecision): CheckResult =>
 /** Removes rows past the longest retention any user of the table may ask for. */
 function pruneNowAndThen(context: RecordContext, now: number) {
 	void onTable(context, async (table) => {
-		if (now - (lastPruned.get(table.id) ?? 0) < PRUNE_EVERY_MS) return;
-		lastPruned.set(table.id, now);
+		if (now - (state.lastPruned.get(table.id) ?? 0) < PRUNE_EVERY_MS) return;
+		state.lastPruned.set(table.id, now);
 		await deleteRowsWhere(
 			context,
 			table,
@@ -151,6 +152,7 @@ async function claimOnce(
 	scope: string,
 	rowKey: string,
 	windows: RecordWindows,
+	gather?: Gather,
 ): Promise<ClaimResult | 'lost'> {
 	// Names this claim's rows: an insert whose answer was lost and was sent again adds a second
 	// row that is ours as well.
@@ -158,17 +160,16 @@ async function claimOnce(
 	let decided = false;
 	let insertedId: number | undefined;
 	try {
-		insertedId = await insertRow(context, table, {
-			scope,
-			recordKey: rowKey,
-			state: 'running',
-			stateAt: Date.now(),
-			detail: token,
-		});
+		insertedId = await insertRow(
+			context,
+			table,
+			{ scope, recordKey: rowKey, state: 'running', stateAt: Date.now(), detail: token },
+			gather,
+		);
 		await sleep(CLAIM_SETTLE_MS);
 		const now = Date.now();
 		const { ownId, otherOwnIds, rows } = ownClaimRows(
-			await rowsOfKey(context, table, rowKey),
+			await rowsOfKey(context, table, rowKey, gather),
 			insertedId,
 			token,
 		);
@@ -191,7 +192,7 @@ async function claimOnce(
 export const record = {
 	/** How many keys of the scope this process counts as done whose row n8n has not taken yet. */
 	keptOnlyInMemory: (scope: string): number =>
-		[...pendingDone.keys()].filter((rowKey) => rowKey.startsWith(`${scope}|`)).length,
+		[...state.pendingDone.keys()].filter((rowKey) => rowKey.startsWith(`${scope}|`)).length,
 
 	/** Checks that the record can be used, creating its data table; throws a node error if not. */
 	async ensureReady(context: IHookFunctions): Promise<void> {
@@ -247,19 +248,21 @@ export const record = {
 	 * Takes the key for this process with a claim row, unless it was done within the retention or
 	 * another live claim holds it. Each claim is one inserted row; the oldest live one wins. A claim
 	 * that fails on its way deletes the rows it inserted, so that no claim stays behind without a run.
+	 * `gather`: claims begun together go out in one insert and one read.
 	 */
-	async claim(
+	async begin(
 		context: RecordContext,
 		scope: string,
 		key: string,
 		windows: RecordWindows = DEFAULT_RECORD_WINDOWS,
+		gather?: Gather,
 	): Promise<ClaimResult> {
 		const rowKey = rowKeyOf(scope, key);
 		const pending = pendingDoneOf(rowKey);
 		if (pending?.state === 'done') return pending;
 		return await onTable(context, async (table) => {
 			for (let attempt = 0; attempt < 3; attempt++) {
-				const result = await claimOnce(context, table, scope, rowKey, windows);
+				const result = await claimOnce(context, table, scope, rowKey, windows, gather);
 				if (result !== 'lost') return result;
 			}
 			return { state: 'running' };
@@ -271,14 +274,15 @@ export const record = {
 	 * claim, or free. `fromIndex`: only for a caller through which alone the scope's rows are
 	 * written (the one-process strategy): once this process's index of the scope is loaded, a key
 	 * it does not know is free without a call; a key it knows is read as without the index (so a
-	 * row deleted by hand counts at once). Rows others add count from a minute after.
+	 * row deleted by hand counts at once). Rows others add count from a minute after. `gather`:
+	 * checks begun together go out in one read.
 	 */
 	async check(
 		context: RecordContext,
 		scope: string,
 		key: string,
 		windows: RecordWindows = DEFAULT_RECORD_WINDOWS,
-		{ fromIndex = false }: { fromIndex?: boolean } = {},
+		{ fromIndex = false, gather }: { fromIndex?: boolean; gather?: Gather } = {},
 	): Promise<CheckResult> {
 		const rowKey = rowKeyOf(scope, key);
 		const pending = pendingDoneOf(rowKey);
@@ -287,7 +291,7 @@ export const record = {
 		const decision = await onTable(context, async (table): Promise<ReadDecision> => {
 			const index = fromIndex ? await usableIndexOf(context, table, scope, now) : undefined;
 			if (index === undefined)
-				return decideRead(await rowsOfKey(context, table, rowKey), now, windows);
+				return decideRead(await rowsOfKey(context, table, rowKey, gather), now, windows);
 			const known = index.decide(rowKey, now, windows);
 			if (known?.state === 'free') return known;
 			const readStart = index.readStarts();
@@ -300,11 +304,14 @@ export const record = {
 	},
 
 	/**
-	 * Marks the key done: its claim's row (`claimId`, from claim) becomes `done`; without a claim
-	 * row to update, a `done` row is added (a `done` row outweighs any `running` row of its key).
-	 * `gather`: a caller that knows of other calls on their way lets that insert wait for them.
+	 * Marks the key done. Without a detail, its claim's row (`claimId`, from begin) becomes `done`:
+	 * one update turns the rows of every such call of the process done. With a detail of its own
+	 * (a send's message id), which an update of many rows cannot give, a `done` row goes out with
+	 * the process's other inserts and its claim's row with its other deletes. Without a claim row,
+	 * a `done` row is added. A `done` row outweighs any `running` row of its key. `gather`: a
+	 * caller that knows of other calls on their way lets that insert wait for them.
 	 */
-	async markDone(
+	async finish(
 		context: RecordContext,
 		scope: string,
 		key: string,
@@ -313,26 +320,27 @@ export const record = {
 		gather?: Gather,
 	): Promise<void> {
 		await onTable(context, async (table) => {
-			if (claimId !== undefined && (await markRowDone(context, table, claimId, detail))) return;
-			const row = {
-				scope,
-				recordKey: rowKeyOf(scope, key),
-				state: 'done' as const,
-				stateAt: Date.now(),
-				detail,
-			};
+			const updatesClaim = claimId !== undefined && detail === '';
+			if (updatesClaim && (await markRowDone(context, table, claimId, detail))) return;
+			const rowKey = rowKeyOf(scope, key);
+			const row = { scope, recordKey: rowKey, state: 'done' as const, stateAt: Date.now(), detail };
 			await insertRow(context, table, row, gather);
+			if (claimId === undefined || updatesClaim) return;
+			const dropClaim = async () => await deleteRow(context, table, claimId, CLAIMS_DONE_TOGETHER);
+			await dropClaim().catch(() =>
+				deleteInBackground(context, table, `claim of ${rowKey} done`, dropClaim, claimId),
+			);
 		});
 	},
 
 	/**
-	 * Marks the key done as markDone does; when n8n's API does not take the write now (after the
+	 * Marks the key done as finish does; when n8n's API does not take the write now (after the
 	 * retries of every record call), the key counts as done in this process at once (check and
-	 * claim answer `done`) and its row is written in the background as soon as the API takes it.
+	 * begin answer `done`) and its row is written in the background as soon as the API takes it.
 	 * For work that has happened: it must never be done again because its row came late. Never
 	 * throws; says whether the row is in the record or still to be written.
 	 */
-	async markDoneAndKeepTrying(
+	async finishAndKeepTrying(
 		context: RecordContext,
 		scope: string,
 		key: string,
@@ -341,17 +349,17 @@ export const record = {
 		gather?: Gather,
 	): Promise<'recorded' | 'pending'> {
 		try {
-			await record.markDone(context, scope, key, detail, claimId, gather);
+			await record.finish(context, scope, key, detail, claimId, gather);
 			return 'recorded';
 		} catch (error) {
 			const rowKey = rowKeyOf(scope, key);
-			pendingDone.set(rowKey, { at: Date.now(), detail });
+			state.pendingDone.set(rowKey, { at: Date.now(), detail });
 			context.logger.warn(
 				`Contact Center record: ${rowKey} is done but could not be recorded yet (${(error as Error).message}); this process counts it as done and keeps writing its row`,
 			);
 			void keepTrying(context, `${rowKey} recorded done`, async () => {
-				await record.markDone(context, scope, key, detail, claimId);
-			}).finally(() => pendingDone.delete(rowKey));
+				await record.finish(context, scope, key, detail, claimId);
+			}).finally(() => state.pendingDone.delete(rowKey));
 			return 'pending';
 		}
 	},
@@ -362,7 +370,7 @@ export const record = {
 	 * not take the delete of a claim's row, this process leaves the row out of its decisions at
 	 * once and deletes it in the background (another process sees the claim until then).
 	 */
-	async release(
+	async abandon(
 		context: RecordContext,
 		scope: string,
 		key: string,

@@ -1,6 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { api, lastCallFailed, targetOf, type RecordTarget } from './client';
+import { state } from './state';
 
 /**
  * n8n's data table storage as the record sees it. n8n refuses every row insert and update once all
@@ -18,18 +19,10 @@ const USAGE_REUSE_MS = 60_000;
 /** How often the same warning goes to n8n's log from one process. */
 const LOG_EVERY_MS = 5 * 60_000;
 
-interface Usage {
+export interface Usage {
 	usedBytes: number;
 	readAt: number;
 	loggedAt?: number;
-}
-
-/** Sizes read, by record (cacheKey). */
-const usages = new Map<string, Usage>();
-
-/** For tests: forgets the sizes read. */
-export function resetStorageUsage(): void {
-	usages.clear();
 }
 
 const mb = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
@@ -48,14 +41,14 @@ async function readUsedBytes(context: IExecuteFunctions, target: RecordTarget): 
 }
 
 async function usageOf(context: IExecuteFunctions, target: RecordTarget): Promise<Usage> {
-	const known = usages.get(target.cacheKey);
+	const known = state.storageUsages.get(target.cacheKey);
 	if (known !== undefined && Date.now() - known.readAt < USAGE_REUSE_MS) return known;
 	const usage: Usage = {
 		usedBytes: await readUsedBytes(context, target),
 		readAt: Date.now(),
 		loggedAt: known?.loggedAt,
 	};
-	usages.set(target.cacheKey, usage);
+	state.storageUsages.set(target.cacheKey, usage);
 	return usage;
 }
 

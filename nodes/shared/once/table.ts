@@ -11,6 +11,7 @@ import {
 	type RecordTarget,
 } from './client';
 import { recordTiming } from './failure';
+import { state } from './state';
 import {
 	MAX_RECORD_RETENTION_MS,
 	RECORD_COLUMNS,
@@ -24,8 +25,8 @@ import {
 
 /**
  * The record's data table and its rows: the table found or created, and every row call, batched
- * with the process's concurrent calls. Every write tells the change listeners (see onRowChange),
- * so no caller has to keep a cache of the rows up to date by hand.
+ * with the process's concurrent calls. Every write tells this process's indexes of the table's
+ * scopes (see indexes.ts), so no caller has to keep a cache of the rows up to date by hand.
  */
 
 /** A table as the row calls see it: the credential it was reached with and its id. */
@@ -34,31 +35,32 @@ export interface Table {
 	id: string;
 }
 
-export type RowChange =
+type RowChange =
 	| { kind: 'inserted'; rows: RecordRow[] }
 	/** Rows turned `done`, as n8n returned them. */
 	| { kind: 'updated'; rows: RecordRow[] }
 	| { kind: 'deleted'; ids: number[] }
 	| { kind: 'deletedRunning'; recordKey: string };
 
-type RowChangeListener = (table: Table, change: RowChange) => void;
+/** What ends the key of the indexes of a table's scopes (see indexes.ts). */
+export const tableSuffixOf = (table: Table) => ` ${table.target.baseUrl} ${table.id}`;
 
-const rowChangeListeners: RowChangeListener[] = [];
-
-/** Hears of every row this process writes into a record's table. */
-export function onRowChange(listener: RowChangeListener): void {
-	rowChangeListeners.push(listener);
+/** Tells the indexes of the table's scopes of a change this process made to its rows. */
+function changed(table: Table, change: RowChange) {
+	const suffix = tableSuffixOf(table);
+	for (const [key, index] of state.scopeIndexes) {
+		if (!key.endsWith(suffix)) continue;
+		if (change.kind === 'inserted') for (const row of change.rows) index.inserted(row);
+		else if (change.kind === 'updated') index.updated(change.rows);
+		else if (change.kind === 'deleted') index.deleted(change.ids);
+		else index.deletedRunning(change.recordKey);
+	}
 }
 
-const changed = (table: Table, change: RowChange) => {
-	for (const listener of rowChangeListeners) listener(table, change);
-};
-
-/**
- * Table ids by API URL, table name and API key (each n8n user has tables of their own): only a
- * cache, looked up again when a call gets 403 or 404.
+/*
+ * Table ids are kept by API URL, table name and API key (state.tableIds; each n8n user has tables
+ * of their own): only a cache, looked up again when a call gets 403 or 404.
  */
-const tableIds = new Map<string, string>();
 
 async function findTable(
 	context: RecordContext,
@@ -99,8 +101,8 @@ export async function tableOf(
 	target: RecordTarget,
 	{ lookUpAgain = false } = {},
 ): Promise<Table> {
-	if (lookUpAgain) tableIds.delete(target.cacheKey);
-	const cached = tableIds.get(target.cacheKey);
+	if (lookUpAgain) state.tableIds.delete(target.cacheKey);
+	const cached = state.tableIds.get(target.cacheKey);
 	if (cached !== undefined) return { target, id: cached };
 	const id = (await findTable(context, target)) ?? (await createTable(context, target));
 	if (id === undefined) {
@@ -109,7 +111,7 @@ export async function tableOf(
 			`n8n did not return an id for the record's data table "${target.tableName}"`,
 		);
 	}
-	tableIds.set(target.cacheKey, id);
+	state.tableIds.set(target.cacheKey, id);
 	return { target, id };
 }
 
@@ -134,7 +136,7 @@ export async function onTable<T>(
 		if (first.error instanceof NodeOperationError) throw first.error;
 		throw recordError(context, (first.error as Error).message, status);
 	}
-	tableIds.delete(target.cacheKey);
+	state.tableIds.delete(target.cacheKey);
 	const fresh = await targetOf(context, target.credentialId !== undefined);
 	return await call(await tableOf(context, fresh, { lookUpAgain: true }));
 }
@@ -147,11 +149,11 @@ const laneOf = (kind: string, table: Table) =>
 /** n8n's public API returns at most this many rows per page (MAX_ITEMS_PER_PAGE, @n8n/api-types). */
 export const PAGE_ROWS = 250;
 
-/**
- * Rows this process gave up whose delete n8n's API has not taken yet, by table id and row id:
- * left out of every read at once, deleted in the background (see deleteInBackground).
+/*
+ * Rows this process gave up whose delete n8n's API has not taken yet (state.deletingInBackground,
+ * by table id and row id): left out of every read at once, deleted in the background (see
+ * deleteInBackground).
  */
-const deletingInBackground = new Set<string>();
 
 const backgroundKeyOf = (table: Table, id: number) => `${table.id} ${id}`;
 
@@ -179,13 +181,19 @@ export async function rowsOfKey(
 	context: RecordContext,
 	table: Table,
 	rowKey: string,
+	gather?: Gather,
 ): Promise<RecordRow[]> {
-	return await inBatch(laneOf('read', table), rowKey, async (rowKeys) => {
-		const rows = (await readKeys(context, table, rowKeys)).filter(
-			(row) => !deletingInBackground.has(backgroundKeyOf(table, row.id)),
-		);
-		return rowKeys.map((key) => rows.filter((row) => row.recordKey === key));
-	});
+	return await inBatch(
+		laneOf('read', table),
+		rowKey,
+		async (rowKeys) => {
+			const rows = (await readKeys(context, table, rowKeys)).filter(
+				(row) => !state.deletingInBackground.has(backgroundKeyOf(table, row.id)),
+			);
+			return rowKeys.map((key) => rows.filter((row) => row.recordKey === key));
+		},
+		gather,
+	);
 }
 
 /** One page of rows by a filter, as n8n returned it (rows and the number of entries). */
@@ -200,7 +208,11 @@ export async function readPage(
 	return { rows: rowsOf(answer), entries: answer?.data?.length ?? 0 };
 }
 
-/** Inserts a row (batched with the process's concurrent inserts); resolves with its id. */
+/**
+ * Inserts a row (batched with the process's concurrent inserts of rows of its state); resolves
+ * with its id. `done` rows go in a lane of their own, so that a batch gathering them never holds
+ * a claim back.
+ */
 export async function insertRow(
 	context: RecordContext,
 	table: Table,
@@ -208,7 +220,7 @@ export async function insertRow(
 	gather?: Gather,
 ): Promise<number> {
 	return await inBatch(
-		laneOf('insert', table),
+		laneOf(`insert ${row.state}`, table),
 		row,
 		async (rows) => {
 			const inserted = await api(context, table.target, 'POST', rowsPath(table), {
@@ -266,12 +278,17 @@ export async function deleteRowsWhere(context: RecordContext, table: Table, filt
 }
 
 /** Deletes a row by id (together with the process's concurrent deletes). */
-export async function deleteRow(context: RecordContext, table: Table, id: number) {
-	await inBatch(laneOf('delete', table), id, async (ids) => {
-		await deleteRowsWhere(context, table, anyIdFilter(ids));
-		changed(table, { kind: 'deleted', ids });
-		return ids.map(() => undefined);
-	});
+export async function deleteRow(context: RecordContext, table: Table, id: number, gather?: Gather) {
+	await inBatch(
+		laneOf('delete', table),
+		id,
+		async (ids) => {
+			await deleteRowsWhere(context, table, anyIdFilter(ids));
+			changed(table, { kind: 'deleted', ids });
+			return ids.map(() => undefined);
+		},
+		gather,
+	);
 }
 
 /** Deletes every `running` row of a row key. */
@@ -292,9 +309,9 @@ export function deleteInBackground(
 	id?: number,
 ): void {
 	const key = id === undefined ? undefined : backgroundKeyOf(table, id);
-	if (key !== undefined) deletingInBackground.add(key);
+	if (key !== undefined) state.deletingInBackground.add(key);
 	void keepTrying(context, what, remove).finally(() => {
-		if (key !== undefined) deletingInBackground.delete(key);
+		if (key !== undefined) state.deletingInBackground.delete(key);
 	});
 }
 

@@ -1,7 +1,12 @@
 import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 
-import { once, type Ticket, type Work } from '../../../../shared/once';
-import { DEFAULT_RECORD_WINDOWS } from '../../../../shared/once/rows';
+import {
+	once,
+	type Begun,
+	type CheckResult,
+	type Ticket,
+	type Work,
+} from '../../../../shared/once';
 import { withNotSent } from '../../../helpers/nodeErrors';
 import { SendFieldError } from './body';
 import {
@@ -54,6 +59,12 @@ export class SendOnceGuard {
 	/** The claim this run holds on the key, between the claim and the answer. */
 	private ticket: Ticket | undefined;
 
+	/** The record read and the claim taken ahead of the item's turn (see SendOnceAhead), until used. */
+	private checkedAhead: Promise<CheckResult> | undefined;
+	private begunAhead: Promise<Begun> | undefined;
+	/** The item's turn to claim came: nothing is claimed ahead any more. */
+	private claiming = false;
+
 	private constructor(
 		private readonly context: IExecuteFunctions,
 		private readonly work: Work,
@@ -84,13 +95,38 @@ export class SendOnceGuard {
 		return new SendOnceGuard(context, {
 			scope: sendOnceScopeOf(context.getWorkflow().id),
 			key,
-			windows: { ...DEFAULT_RECORD_WINDOWS, retentionMs },
+			retentionMs,
 		});
+	}
+
+	/** Reads the record of the message ahead of its turn, with `together` other guards at once; says whether the key is free. */
+	async checkAhead(together: number): Promise<boolean> {
+		this.checkedAhead = once.check(this.context, this.work, { together });
+		return await this.checkedAhead.then(
+			(found) => found.state === 'free',
+			() => false,
+		);
+	}
+
+	/** Claims the key ahead of the message's turn, with `together` other guards at once. */
+	async claimAhead(together: number): Promise<void> {
+		if (this.claiming) return;
+		this.begunAhead = once.begin(this.context, this.work, 'send', { together });
+		await this.begunAhead.catch(() => undefined);
+	}
+
+	/** Gives up a claim taken ahead that the item never used (the run stopped before its turn). */
+	async abandonUnused(): Promise<void> {
+		const begun = await this.begunAhead?.catch(() => undefined);
+		this.begunAhead = undefined;
+		if (begun?.state === 'claimed') await this.abandonQuietly(begun.ticket);
 	}
 
 	/** Before the send: the record's earlier send of this message, if it has one. */
 	async earlierSend(): Promise<SendOnceSkip | undefined> {
-		const earlier = await beforeSending(once.check(this.context, this.work));
+		const checked = this.checkedAhead ?? once.check(this.context, this.work);
+		this.checkedAhead = undefined;
+		const earlier = await beforeSending(checked);
 		if (earlier.state !== 'done') return undefined;
 		return { kind: 'alreadySent', at: earlier.at, detail: earlier.detail };
 	}
@@ -98,7 +134,10 @@ export class SendOnceGuard {
 	/** Right before a request: claims the key unless this run holds it; a reason not to send, or undefined. */
 	async claim(): Promise<SendOnceSkip | undefined> {
 		if (this.ticket !== undefined) return undefined;
-		const begun = await beforeSending(once.begin(this.context, this.work, 'send'));
+		this.claiming = true;
+		const ahead = this.begunAhead;
+		this.begunAhead = undefined;
+		const begun = await beforeSending(ahead ?? once.begin(this.context, this.work, 'send'));
 		if (begun.state === 'done') return { kind: 'alreadySent', at: begun.at, detail: begun.detail };
 		if (begun.state === 'running') return { kind: 'heldElsewhere', since: begun.since };
 		if (begun.abandonedAt !== undefined) {
@@ -121,8 +160,9 @@ export class SendOnceGuard {
 	 * this process; the claim holds it for the other processes, so that no run sends it again.
 	 */
 	async markSent(detail: SentDetail): Promise<void> {
-		const ticket = this.ticket ?? { work: this.work, held: false };
-		await once.finish(this.context, ticket, sentDetailText(detail), 'keepTrying');
+		// A send goes out only once its claim is taken.
+		if (this.ticket === undefined) return;
+		await once.finish(this.context, this.ticket, sentDetailText(detail), 'keepTrying');
 	}
 
 	private async abandonQuietly(ticket: Ticket): Promise<void> {

@@ -73,6 +73,8 @@ export function countFailedAttempt(
 
 /** What the loop asks of its caller around each request. */
 export interface AttemptHooks<Skip> {
+	/** When a request's slot is reserved, with the moment it comes (epoch milliseconds). */
+	slotReserved?: (at: number) => void;
 	/** Right before a request, after the pacing wait: a reason not to send, or undefined to send. */
 	beforeRequest: () => Promise<Skip | undefined>;
 	/** After a failed request, with the number of attempts so far that may have reached the service. */
@@ -102,7 +104,9 @@ export async function sendPaced<Skip>(
 ): Promise<PacedSendResult<Skip>> {
 	let failed = NO_FAILED_ATTEMPTS;
 	for (let attempt = 1; ; attempt++) {
-		await sleep(pacer.reserveSlot());
+		const waitMs = pacer.reserveSlot();
+		hooks.slotReserved?.(Date.now() + waitMs);
+		await sleep(waitMs);
 		const skip = await hooks.beforeRequest();
 		if (skip !== undefined) return { kind: 'skipped', skip };
 		const outcome = await request().then(

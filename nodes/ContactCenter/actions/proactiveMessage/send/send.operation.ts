@@ -4,6 +4,7 @@ import { processItems } from '../../../helpers/items';
 import { toNodeError, withNotSent } from '../../../helpers/nodeErrors';
 import { sendPaced, type RetryPolicy } from './pacedSend';
 import { buildSendBody, readMessageAddress, type SendBody } from './body';
+import { SendOnceAhead } from './onceAhead';
 import { SendOnceGuard, warnAboutRecord } from './onceGuard';
 import {
 	correlationIdOf,
@@ -24,22 +25,37 @@ import {
 
 export { description } from './description';
 
-/** What the items of one run share: the pace of the sends, how they are retried, their time-out. */
+/**
+ * What the items of one run share: the pace of the sends, how they are retried, their time-out,
+ * each item's fields (read once) and Send Once's record calls ahead of the sends.
+ */
 interface SendRun {
 	pacer: SendPacer;
 	policy: RetryPolicy;
 	timeoutMs: number;
+	itemOf: (i: number) => SendItem;
+	ahead: SendOnceAhead;
+}
+
+interface SendItem {
+	body: SendBody;
+	guard?: SendOnceGuard;
 }
 
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const options = this.getNodeParameter('options', 0, {}) as SendOptions;
-	const run = sendRunOf(options);
+	const run = sendRunOf.call(this, options);
 	await warnAboutRecord(this);
-	const results = await processItems.call(this, {
-		errorContext: () => ({ operation: 'send' }),
-		failedItemFields: (i, error) => failedSendFields.call(this, i, error),
-		run: async (i) => await sendItem.call(this, i, run),
-	});
+	let results: INodeExecutionData[];
+	try {
+		results = await processItems.call(this, {
+			errorContext: () => ({ operation: 'send' }),
+			failedItemFields: (i, error) => failedSendFields.call(this, i, error),
+			run: async (i) => await sendItem.call(this, i, run),
+		});
+	} finally {
+		await run.ahead.close();
+	}
 	if (options.waitForFinalStatus) {
 		await addFinalStatuses.call(this, results, {
 			timeoutMs: (options.finalStatusTimeout ?? DEFAULT_FINAL_STATUS_TIMEOUT_SECONDS) * 1000,
@@ -49,11 +65,27 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 	return results;
 }
 
-function sendRunOf(options: SendOptions): SendRun {
+function sendRunOf(this: IExecuteFunctions, options: SendOptions): SendRun {
 	const limit = resolveRateLimit(options);
 	const pacer = new SendPacer(limit);
 	const maxWaitMinutes = options.rateLimitMaxWaitMinutes ?? DEFAULT_RATE_LIMIT_WAIT_MINUTES;
+	const items = new Map<number, SendItem>();
+	const itemOf = (i: number): SendItem => {
+		const read = items.get(i) ?? readItem.call(this, i);
+		items.set(i, read);
+		return read;
+	};
+	const guardAhead = (i: number) => {
+		try {
+			return itemOf(i).guard;
+		} catch {
+			// The item fails when its turn comes.
+			return undefined;
+		}
+	};
 	return {
+		itemOf,
+		ahead: new SendOnceAhead(this.getInputData().length, pacer.intervalMs, guardAhead),
 		pacer,
 		policy: {
 			limit,
@@ -67,7 +99,7 @@ function sendRunOf(options: SendOptions): SendRun {
 
 /** One item: its fields read and checked, then its message sent (once, with Send Once). */
 async function sendItem(this: IExecuteFunctions, i: number, run: SendRun): Promise<IDataObject> {
-	const { body, guard } = readItem.call(this, i);
+	const { body, guard } = run.itemOf(i);
 	const message: MessageFields = {
 		medium: body.medium,
 		channel: body.channel,
@@ -75,6 +107,7 @@ async function sendItem(this: IExecuteFunctions, i: number, run: SendRun): Promi
 		messageType: readMessageAddress.call(this, i).messageType,
 		...(guard ? { sendOnceKey: guard.key } : {}),
 	};
+	if (guard) await run.ahead.turnOf(i, guard);
 	const earlier = await guard?.earlierSend();
 	if (earlier) return skippedRow(message, earlier);
 	const request = async () =>
@@ -83,6 +116,7 @@ async function sendItem(this: IExecuteFunctions, i: number, run: SendRun): Promi
 			timeoutMs: run.timeoutMs,
 		});
 	const result = await sendPaced(request, run.pacer, run.policy, {
+		slotReserved: (at) => run.ahead.slotReserved(i, at),
 		beforeRequest: async () => await guard?.claim(),
 		afterFailure: async (uncertainAttempts) => await guard?.afterFailure(uncertainAttempts),
 	});
@@ -90,12 +124,12 @@ async function sendItem(this: IExecuteFunctions, i: number, run: SendRun): Promi
 	const { response, attempts, uncertainAttempts, at } = result;
 	const correlationId = correlationIdOf(this.getNode(), i, response, uncertainAttempts);
 	const sentAt = new Date(at).toISOString();
-	await guard?.markSent({ correlationId, sentAt });
+	if (guard) run.ahead.finishing(guard, guard.markSent({ correlationId, sentAt }));
 	return sentRow(message, { correlationId, sentAt, attempts, uncertainAttempts });
 }
 
 /** The item's body and Send Once guard; a field the service would refuse fails the item as not sent. */
-function readItem(this: IExecuteFunctions, i: number): { body: SendBody; guard?: SendOnceGuard } {
+function readItem(this: IExecuteFunctions, i: number): SendItem {
 	try {
 		const body = buildSendBody.call(this, i);
 		return { body, guard: SendOnceGuard.of(this, i, body) };
