@@ -7,7 +7,7 @@
  * beside this package under suffixed names (bench/harness.ts packBaseline), its workflow the same
  * fixture on its own trigger and credentials, both recording into the same data table. Rounds
  * alternate which package goes first. The harness relies only on the workflow JSON (the trigger's
- * node type and typeVersion 3) and HTTP.
+ * node type) and HTTP.
  *
  * BENCH_QUEUE_BASELINE: the commit to compare with (default: main). BENCH_QUEUE_ROUNDS: rounds
  * (default 6).
@@ -233,7 +233,7 @@ describe('queue mode: the busy hour side by side with a baseline commit', () => 
 			id: 'queue-busy-hour',
 			title: `Queue-mode busy hour, this package against ${commit}`,
 			command: `flock /tmp/e2e.lock env BENCH_QUEUE_BASELINE=${commit}${ROUNDS === 6 ? '' : ` BENCH_QUEUE_ROUNDS=${ROUNDS}`} npx jest --selectProjects bench --runInBand --testTimeout=3600000 bench/queueMode.bench.ts`,
-			method: `One n8n ${rt.N8N_VERSION} queue-mode stack (main, 2 webhook processes, 2 workers, PostgreSQL 15, Redis 7; scripts/lib/queue-mode.js, stack up in ${stackStartS} s) with this package and the package of ${commit} (built from git, names suffixed) installed in every process. Each package's trigger (version 3, respond after the workflow succeeds) starts the slow write back fixture of the queue-mode e2e suite without delay (a Code node, then a data table insert), each with its own signing secret and record credential, both recording into one data table. A busy hour: ${DELIVERIES} signed write backs with distinct idempotency keys, ${IN_FLIGHT} in flight, alternately to the two webhook processes, each awaited for its answer. ${WARM_UP} warm-up deliveries each, then ${ROUNDS} rounds of one busy hour per package, the order alternated every round; figures are medians of the rounds. Load average (1 min) before and after the rounds: ${loads.map((l) => fmt(l, 1)).join(', ')}; compare the two packages, not runs.`,
+			method: `One n8n ${rt.N8N_VERSION} queue-mode stack (main, 2 webhook processes, 2 workers, PostgreSQL 15, Redis 7; scripts/lib/queue-mode.js, stack up in ${stackStartS} s) with this package and the package of ${commit} (built from git, names suffixed) installed in every process. Each package's trigger (respond after the workflow succeeds) starts the slow write back fixture of the queue-mode e2e suite without delay (a Code node, then a data table insert), each with its own signing secret and record credential, both recording into one data table. A busy hour: ${DELIVERIES} signed write backs with distinct idempotency keys, ${IN_FLIGHT} in flight, alternately to the two webhook processes, each awaited for its answer. ${WARM_UP} warm-up deliveries each, then ${ROUNDS} rounds of one busy hour per package, the order alternated every round; figures are medians of the rounds. Load average (1 min) before and after the rounds: ${loads.map((l) => fmt(l, 1)).join(', ')}; compare the two packages, not runs.`,
 			figures,
 			n8nVersion: rt.N8N_VERSION,
 			raw: { commit, rounds },

@@ -91,7 +91,7 @@ describe('Trigger speed: write back in one n8n process against a baseline commit
 		const trigger = (t: 'base' | 'head') => ({
 			name: 'Contact Center Trigger',
 			type: t === 'base' ? baseline.nodeType('contactCenterTrigger') : `${CC}.contactCenterTrigger`,
-			typeVersion: 3,
+			typeVersion: 1,
 			parameters: { endpoint: 'writeBack', respond: 'immediately' },
 			webhookId: WEBHOOK_IDS[t],
 		});
@@ -376,7 +376,7 @@ describe('Trigger speed: write back in one n8n process against a baseline commit
 			id: 'write-back-baseline',
 			title: `Trigger speed: write back in one n8n process against ${commit}`,
 			command: `flock /tmp/e2e.lock env ${knobs.join(' ')} npx jest --selectProjects bench --runInBand --testTimeout=1800000 bench/writeBackBaseline.bench.ts`,
-			method: `One n8n ${n8nVersion}, SQLite, executions saved. Installed as community packages together: this package, the package of commit ${commit} (built from git by the benchmark, package and credential type names suffixed so that both load side by side), and the minimal community trigger fixture. Four active workflows: n8n's core Webhook node, the minimal community trigger, and the Contact Center Trigger write back (version 3) of each package (respond immediately, each with its own record credential on the same n8n's public API, both in one data table). ${CONCURRENCY} in flight with undici, distinct keys, ${WARM_UP} warm-up calls per target and state, then ${ROUNDS} rounds of ${REQUESTS} per target with the order rotated (and reversed every other round); req/s = median of the rounds, p50 over all calls. Each engine setting: the record emptied, measured; then ${keys} done rows of this package's trigger's scope added through the public API (stateAt spread over 71 hours), n8n restarted, deliveries until n8n logged the index loaded, measured again. n8n with its default expression engine, then with N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true. Load average (1 min) at each n8n start: ${loads.map((l) => fmt(l, 1)).join(', ')}.`,
+			method: `One n8n ${n8nVersion}, SQLite, executions saved. Installed as community packages together: this package, the package of commit ${commit} (built from git by the benchmark, package and credential type names suffixed so that both load side by side), and the minimal community trigger fixture. Four active workflows: n8n's core Webhook node, the minimal community trigger, and the Contact Center Trigger write back of each package (respond immediately, each with its own record credential on the same n8n's public API, both in one data table). ${CONCURRENCY} in flight with undici, distinct keys, ${WARM_UP} warm-up calls per target and state, then ${ROUNDS} rounds of ${REQUESTS} per target with the order rotated (and reversed every other round); req/s = median of the rounds, p50 over all calls. Each engine setting: the record emptied, measured; then ${keys} done rows of this package's trigger's scope added through the public API (stateAt spread over 71 hours), n8n restarted, deliveries until n8n logged the index loaded, measured again. n8n with its default expression engine, then with N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true. Load average (1 min) at each n8n start: ${loads.map((l) => fmt(l, 1)).join(', ')}.`,
 			table,
 			figures,
 			n8nVersion,
