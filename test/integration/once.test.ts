@@ -9,10 +9,6 @@ import type { IExecuteFunctions, IHookFunctions, INodeExecutionData } from 'n8n-
 import { ContactCenterRecordApi } from '../../credentials/ContactCenterRecordApi.credentials';
 import { once, type Begun, type Ticket, type Work } from '../../nodes/shared/once';
 import { onceForTests } from '../../nodes/shared/once';
-import {
-	markReceivedHere,
-	productionRunsStayInThisProcess,
-} from '../../nodes/shared/once/receivedHere';
 import { DEFAULT_RECORD_WINDOWS, RECORD_COLUMNS } from '../../nodes/shared/once/rows';
 import { createCredentialStore } from '../harness';
 import { RECORD_TABLE, recordRows, runWithRecord, useRecordApi, waitFor } from './recordFaults';
@@ -55,10 +51,24 @@ describe('once before this process knows where its runs stay', () => {
 	it('a write back claims a row, as a send does', async () => {
 		const work = newWork();
 		await withOnce(async (context) => {
-			expect(productionRunsStayInThisProcess()).toBe(false);
 			const ticket = ticketOf(await once.begin(context, work, 'writeBack'));
 			expect(ticket).toMatchObject({ work, claimId: expect.any(Number) });
 			await once.abandon(context, ticket);
+		});
+	});
+
+	it('a run whose item is a copy of the handed one (what a queue-mode worker gets) works under the claim and does not teach it that runs stay here', async () => {
+		const work = newWork();
+		await withOnce(async (context) => {
+			const ticket = ticketOf(await once.begin(context, work, 'writeBack'));
+			const copy = JSON.parse(JSON.stringify(handedItem(work, ticket))) as INodeExecutionData;
+			expect(await once.takeInRun(context, work, copy)).toMatchObject({
+				ticket: { work, claimId: ticket.claimId },
+			});
+			await once.finish(context, ticket, '', 'throw');
+			const next = ticketOf(await once.begin(context, newWork(), 'writeBack'));
+			expect(next.claimId).toEqual(expect.any(Number));
+			await once.abandon(context, next);
 		});
 	});
 });
@@ -73,12 +83,13 @@ describe.each([
 	beforeAll(async () => {
 		// What a production run that finds the item its own webhook call made teaches the process.
 		const work = newWork();
-		const item = { json: {} };
-		markReceivedHere(item.json);
+		const item = handedItem(work, undefined);
 		await runWithRecord(fixture.credentials, async (context) => {
 			expect(await once.takeInRun(context, work, item)).toMatchObject({ ticket: { work } });
+			const probe = ticketOf(await once.begin(context, newWork(), 'writeBack'));
+			expect(probe.claimId).toBeUndefined();
+			await once.abandon(context, probe);
 		});
-		expect(productionRunsStayInThisProcess()).toBe(true);
 	});
 
 	it('begin on a free key: claimed, with a claim row (shared table) or a hold and no row (one process)', async () => {
@@ -246,7 +257,6 @@ describe("the one-process strategy's index of a scope", () => {
 	}
 
 	it('answers a key it does not know as free without a call, and learns of the done row its finish wrote without being told', async () => {
-		expect(productionRunsStayInThisProcess()).toBe(true);
 		const work = newWork();
 		await withOnce(async (context) => {
 			await untilIndexLoaded(context, work.scope);

@@ -12,7 +12,7 @@ import {
 
 import { assertCredentialSelected } from '../credentialSelection';
 import { operationError } from '../operationError';
-import { state } from './state';
+import { memoryOfRecord, state } from './state';
 import { RECORD_KEY_STEPS, expiredAt, expiredMessage, keyExpiryOf, type KeyExpiry } from './apiKey';
 import {
 	classifyRecordFailure,
@@ -192,11 +192,11 @@ async function send(
  * indexes.ts), so that a record that cannot be used (a revoked or expired key, the API switched
  * off) refuses deliveries before their run, as without the index.
  */
-export const lastCallFailed = (target: RecordTarget) => state.failingRecords.has(target.cacheKey);
+export const lastCallFailed = (target: RecordTarget) => memoryOfRecord(target).lastCallFailed;
 
 /*
- * A record whose last write n8n refused for its data table size limit (state.fullStorage): a write
- * n8n takes clears it; without one it is believed for FULL_BELIEVED_MS.
+ * A record whose last write n8n refused for its data table size limit (RecordMemory.fullStorage):
+ * a write n8n takes clears it; without one it is believed for FULL_BELIEVED_MS.
  */
 const FULL_BELIEVED_MS = 30_000;
 
@@ -206,7 +206,7 @@ const isSizeChecked = (method: IHttpRequestMethods, path: string) =>
 
 /** n8n's words of its last size limit refusal of a write to this record, while believed. */
 export function storageFullMessage(target: RecordTarget, now = Date.now()): string | undefined {
-	const refusal = state.fullStorage.get(target.cacheKey);
+	const refusal = memoryOfRecord(target).fullStorage;
 	return refusal !== undefined && now - refusal.at < FULL_BELIEVED_MS ? refusal.message : undefined;
 }
 
@@ -218,15 +218,15 @@ export async function api(
 	path: string,
 	options: CallOptions = {},
 ): Promise<unknown> {
-	let answered = false;
+	const memory = memoryOfRecord(target);
 	try {
 		const answer = await callWithRetries(context, target, method, path, options);
-		answered = true;
-		if (isSizeChecked(method, path)) state.fullStorage.delete(target.cacheKey);
+		memory.lastCallFailed = false;
+		if (isSizeChecked(method, path)) memory.fullStorage = undefined;
 		return answer;
-	} finally {
-		if (answered) state.failingRecords.delete(target.cacheKey);
-		else state.failingRecords.add(target.cacheKey);
+	} catch (error) {
+		memory.lastCallFailed = true;
+		throw error;
 	}
 }
 
@@ -285,6 +285,6 @@ async function callWithRetries(
 			? `The record (n8n data table "${target.tableName}" at ${target.baseUrl}) could not be used: ${text}`
 			: `The record (n8n data table "${target.tableName}" at ${target.baseUrl}) answered ${failure.status}: ${failure.message}`;
 	if (isSizeChecked(method, path) && isSizeLimitFailure(message))
-		state.fullStorage.set(target.cacheKey, { message, at: Date.now() });
+		memoryOfRecord(target).fullStorage = { message, at: Date.now() };
 	throw recordError(context, message, failure.status, failure.kind);
 }

@@ -3,12 +3,12 @@ import { lastCallFailed, type RecordContext } from './client';
 import { expiredAt } from './apiKey';
 import { MAX_RECORD_RETENTION_MS, filterOf } from './rows';
 import { ScopeIndex } from './scopeIndex';
-import { state } from './state';
-import { PAGE_ROWS, readPage, tableSuffixOf, type Table } from './table';
+import { memoryOfTable, state } from './state';
+import { PAGE_ROWS, readPage, type Table } from './table';
 
 /*
  * This process's indexes of the scopes whose every row it writes itself (the one-process
- * strategy, see strategyFor in index.ts), by scope, API URL and table id (state.scopeIndexes).
+ * strategy, see strategies.ts), in their table's memory (TableMemory.scopeIndexes).
  * Only a cache of the record: built from it by reading it, told by table.ts of every row this
  * process writes, dropped at each activation of the scope's trigger, never needed after a restart.
  */
@@ -16,8 +16,6 @@ const INDEX_RETRY_MS = 60_000;
 
 /** How long rows others add to a scope may go unseen by the scope's loaded index. */
 const CATCH_UP_EVERY_MS = 60_000;
-
-const indexKeyOf = (scope: string, table: Table) => `${scope}${tableSuffixOf(table)}`;
 
 /**
  * Reads the scope's rows after the index's last read row id into it, 250 a call (n8n indexes the
@@ -83,14 +81,14 @@ function scopeIndexOf(
 	scope: string,
 	now: number,
 ): ScopeIndex | undefined {
-	const key = indexKeyOf(scope, table);
-	const known = state.scopeIndexes.get(key);
-	if (known !== undefined || now < (state.indexRetryAt.get(key) ?? 0)) return known;
+	const { scopeIndexes, indexRetryAt } = memoryOfTable(table);
+	const known = scopeIndexes.get(scope);
+	if (known !== undefined || now < (indexRetryAt.get(scope) ?? 0)) return known;
 	const index = new ScopeIndex(scope, now);
-	state.scopeIndexes.set(key, index);
+	scopeIndexes.set(scope, index);
 	void loadIndex(context, table, index).catch((error: Error) => {
-		if (state.scopeIndexes.get(key) === index) state.scopeIndexes.delete(key);
-		state.indexRetryAt.set(key, Date.now() + INDEX_RETRY_MS);
+		if (scopeIndexes.get(scope) === index) scopeIndexes.delete(scope);
+		indexRetryAt.set(scope, Date.now() + INDEX_RETRY_MS);
 		context.logger.warn(
 			`Contact Center record: loading the index of ${scope} failed (${error.message}); reading the record per delivery meanwhile`,
 		);
@@ -121,10 +119,8 @@ export async function usableIndexOf(
  * again: rows written or deleted by hand or by another process count from then on.
  */
 export function forgetIndex(scope: string): void {
-	for (const key of [...state.scopeIndexes.keys()]) {
-		if (key.startsWith(`${scope} `)) {
-			state.scopeIndexes.delete(key);
-			state.indexRetryAt.delete(key);
-		}
+	for (const table of state.tables.values()) {
+		table.scopeIndexes.delete(scope);
+		table.indexRetryAt.delete(scope);
 	}
 }

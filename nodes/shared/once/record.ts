@@ -21,7 +21,7 @@ import {
 } from './client';
 import { RUN_WARNS_WITHIN_DAYS, expiredAt, expiresSoonMessage, expiresWithinDays } from './apiKey';
 import { usableIndexOf } from './indexes';
-import { state } from './state';
+import { memoryOfTable, state } from './state';
 import {
 	DEFAULT_RECORD_WINDOWS,
 	MAX_RECORD_RETENTION_MS,
@@ -97,11 +97,28 @@ const fromDecision = (decision: ReadDecision): CheckResult =>
 		? { state: 'done', at: decision.row.stateAt, detail: decision.row.detail }
 		: decision;
 
+/** What the record says of a key, decided by `decide` unless this process counts it done. */
+async function checkKey(
+	context: RecordContext,
+	scope: string,
+	key: string,
+	decide: (table: Table, rowKey: string, now: number) => Promise<ReadDecision>,
+): Promise<CheckResult> {
+	const rowKey = rowKeyOf(scope, key);
+	const pending = pendingDoneOf(rowKey);
+	if (pending !== undefined) return pending;
+	const now = Date.now();
+	const decision = await onTable(context, async (table) => await decide(table, rowKey, now));
+	pruneNowAndThen(context, now);
+	return fromDecision(decision);
+}
+
 /** Removes rows past the longest retention any user of the table may ask for. */
 function pruneNowAndThen(context: RecordContext, now: number) {
 	void onTable(context, async (table) => {
-		if (now - (state.lastPruned.get(table.id) ?? 0) < PRUNE_EVERY_MS) return;
-		state.lastPruned.set(table.id, now);
+		const memory = memoryOfTable(table);
+		if (now - memory.lastPrunedAt < PRUNE_EVERY_MS) return;
+		memory.lastPrunedAt = now;
 		await deleteRowsWhere(
 			context,
 			table,
@@ -271,27 +288,36 @@ export const record = {
 
 	/**
 	 * What the record says of the key, a read only: done within the retention, held by a live
-	 * claim, or free. `fromIndex`: only for a caller through which alone the scope's rows are
-	 * written (the one-process strategy): once this process's index of the scope is loaded, a key
-	 * it does not know is free without a call; a key it knows is read as without the index (so a
-	 * row deleted by hand counts at once). Rows others add count from a minute after. `gather`:
-	 * checks begun together go out in one read.
+	 * claim, or free. `gather`: checks begun together go out in one read.
 	 */
 	async check(
 		context: RecordContext,
 		scope: string,
 		key: string,
 		windows: RecordWindows = DEFAULT_RECORD_WINDOWS,
-		{ fromIndex = false, gather }: { fromIndex?: boolean; gather?: Gather } = {},
+		gather?: Gather,
 	): Promise<CheckResult> {
-		const rowKey = rowKeyOf(scope, key);
-		const pending = pendingDoneOf(rowKey);
-		if (pending !== undefined) return pending;
-		const now = Date.now();
-		const decision = await onTable(context, async (table): Promise<ReadDecision> => {
-			const index = fromIndex ? await usableIndexOf(context, table, scope, now) : undefined;
+		return await checkKey(context, scope, key, async (table, rowKey, now) =>
+			decideRead(await rowsOfKey(context, table, rowKey, gather), now, windows),
+		);
+	},
+
+	/**
+	 * As check, for a scope whose every row this process writes itself (the one-process strategy):
+	 * once this process's index of the scope is loaded, a key it does not know is free without a
+	 * call; a key it knows is read as check reads it (so a row deleted by hand counts at once).
+	 * Rows others add count from a minute after.
+	 */
+	async checkKnownScope(
+		context: RecordContext,
+		scope: string,
+		key: string,
+		windows: RecordWindows = DEFAULT_RECORD_WINDOWS,
+	): Promise<CheckResult> {
+		return await checkKey(context, scope, key, async (table, rowKey, now) => {
+			const index = await usableIndexOf(context, table, scope, now);
 			if (index === undefined)
-				return decideRead(await rowsOfKey(context, table, rowKey, gather), now, windows);
+				return decideRead(await rowsOfKey(context, table, rowKey), now, windows);
 			const known = index.decide(rowKey, now, windows);
 			if (known?.state === 'free') return known;
 			const readStart = index.readStarts();
@@ -299,8 +325,6 @@ export const record = {
 			index.replaceKey(rowKey, rows, readStart);
 			return decideRead(rows, now, windows);
 		});
-		pruneNowAndThen(context, now);
-		return fromDecision(decision);
 	},
 
 	/**

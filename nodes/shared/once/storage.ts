@@ -1,7 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { api, lastCallFailed, targetOf, type RecordTarget } from './client';
-import { state } from './state';
+import { memoryOfRecord } from './state';
 
 /**
  * n8n's data table storage as the record sees it. n8n refuses every row insert and update once all
@@ -41,14 +41,15 @@ async function readUsedBytes(context: IExecuteFunctions, target: RecordTarget): 
 }
 
 async function usageOf(context: IExecuteFunctions, target: RecordTarget): Promise<Usage> {
-	const known = state.storageUsages.get(target.cacheKey);
+	const memory = memoryOfRecord(target);
+	const known = memory.storageUsage;
 	if (known !== undefined && Date.now() - known.readAt < USAGE_REUSE_MS) return known;
 	const usage: Usage = {
 		usedBytes: await readUsedBytes(context, target),
 		readAt: Date.now(),
 		loggedAt: known?.loggedAt,
 	};
-	state.storageUsages.set(target.cacheKey, usage);
+	memory.storageUsage = usage;
 	return usage;
 }
 

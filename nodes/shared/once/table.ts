@@ -11,7 +11,7 @@ import {
 	type RecordTarget,
 } from './client';
 import { recordTiming } from './failure';
-import { state } from './state';
+import { memoryOfRecord, memoryOfTable } from './state';
 import {
 	MAX_RECORD_RETENTION_MS,
 	RECORD_COLUMNS,
@@ -42,14 +42,9 @@ type RowChange =
 	| { kind: 'deleted'; ids: number[] }
 	| { kind: 'deletedRunning'; recordKey: string };
 
-/** What ends the key of the indexes of a table's scopes (see indexes.ts). */
-export const tableSuffixOf = (table: Table) => ` ${table.target.baseUrl} ${table.id}`;
-
 /** Tells the indexes of the table's scopes of a change this process made to its rows. */
 function changed(table: Table, change: RowChange) {
-	const suffix = tableSuffixOf(table);
-	for (const [key, index] of state.scopeIndexes) {
-		if (!key.endsWith(suffix)) continue;
+	for (const index of memoryOfTable(table).scopeIndexes.values()) {
 		if (change.kind === 'inserted') for (const row of change.rows) index.inserted(row);
 		else if (change.kind === 'updated') index.updated(change.rows);
 		else if (change.kind === 'deleted') index.deleted(change.ids);
@@ -58,7 +53,7 @@ function changed(table: Table, change: RowChange) {
 }
 
 /*
- * Table ids are kept by API URL, table name and API key (state.tableIds; each n8n user has tables
+ * Table ids are kept per record credential's key (RecordMemory.tableId; each n8n user has tables
  * of their own): only a cache, looked up again when a call gets 403 or 404.
  */
 
@@ -101,9 +96,9 @@ export async function tableOf(
 	target: RecordTarget,
 	{ lookUpAgain = false } = {},
 ): Promise<Table> {
-	if (lookUpAgain) state.tableIds.delete(target.cacheKey);
-	const cached = state.tableIds.get(target.cacheKey);
-	if (cached !== undefined) return { target, id: cached };
+	const memory = memoryOfRecord(target);
+	if (lookUpAgain) memory.tableId = undefined;
+	if (memory.tableId !== undefined) return { target, id: memory.tableId };
 	const id = (await findTable(context, target)) ?? (await createTable(context, target));
 	if (id === undefined) {
 		throw recordError(
@@ -111,7 +106,7 @@ export async function tableOf(
 			`n8n did not return an id for the record's data table "${target.tableName}"`,
 		);
 	}
-	state.tableIds.set(target.cacheKey, id);
+	memory.tableId = id;
 	return { target, id };
 }
 
@@ -136,7 +131,7 @@ export async function onTable<T>(
 		if (first.error instanceof NodeOperationError) throw first.error;
 		throw recordError(context, (first.error as Error).message, status);
 	}
-	state.tableIds.delete(target.cacheKey);
+	memoryOfRecord(target).tableId = undefined;
 	const fresh = await targetOf(context, target.credentialId !== undefined);
 	return await call(await tableOf(context, fresh, { lookUpAgain: true }));
 }
@@ -148,14 +143,6 @@ const laneOf = (kind: string, table: Table) =>
 
 /** n8n's public API returns at most this many rows per page (MAX_ITEMS_PER_PAGE, @n8n/api-types). */
 export const PAGE_ROWS = 250;
-
-/*
- * Rows this process gave up whose delete n8n's API has not taken yet (state.deletingInBackground,
- * by table id and row id): left out of every read at once, deleted in the background (see
- * deleteInBackground).
- */
-
-const backgroundKeyOf = (table: Table, id: number) => `${table.id} ${id}`;
 
 /** Every row of these row keys, oldest first, following n8n's pages. */
 async function readKeys(
@@ -187,8 +174,9 @@ export async function rowsOfKey(
 		laneOf('read', table),
 		rowKey,
 		async (rowKeys) => {
+			const { deletingInBackground } = memoryOfTable(table);
 			const rows = (await readKeys(context, table, rowKeys)).filter(
-				(row) => !state.deletingInBackground.has(backgroundKeyOf(table, row.id)),
+				(row) => !deletingInBackground.has(row.id),
 			);
 			return rowKeys.map((key) => rows.filter((row) => row.recordKey === key));
 		},
@@ -308,10 +296,10 @@ export function deleteInBackground(
 	remove: () => Promise<unknown>,
 	id?: number,
 ): void {
-	const key = id === undefined ? undefined : backgroundKeyOf(table, id);
-	if (key !== undefined) state.deletingInBackground.add(key);
+	const { deletingInBackground } = memoryOfTable(table);
+	if (id !== undefined) deletingInBackground.add(id);
 	void keepTrying(context, what, remove).finally(() => {
-		if (key !== undefined) state.deletingInBackground.delete(key);
+		if (id !== undefined) deletingInBackground.delete(id);
 	});
 }
 

@@ -1,0 +1,214 @@
+import type { INodeExecutionData } from 'n8n-workflow';
+
+import type { Gather } from './batches';
+import type { RecordContext } from './client';
+import { record, type CheckResult } from './record';
+import { DEFAULT_RECORD_WINDOWS, rowKeyOf, type RecordWindows } from './rows';
+import { state } from './state';
+
+/**
+ * The two ways of doing work once, one object each with the same verbs: begin, finish, abandon,
+ * and the hand-over of a write back's ticket from its webhook call to its run.
+ */
+
+/**
+ * A piece of work: `scope` separates the users of the record, `key` names the work in it.
+ * `retentionMs`: how long its `done` row answers "already done" (the record's longest by default).
+ */
+export interface Work {
+	scope: string;
+	key: string;
+	retentionMs?: number;
+}
+
+/** Work this caller has begun, under the strategy that began it; `claimId`: its claim's row, if any. */
+export interface Ticket {
+	readonly work: Work;
+	readonly claimId?: number;
+	readonly strategy: Strategy;
+}
+
+export type Begun =
+	/** `abandonedAt`: an earlier claim of the key was left by a process that stopped. */
+	| { state: 'claimed'; ticket: Ticket; abandonedAt?: number }
+	| { state: 'done'; at: number; detail: string }
+	| { state: 'running'; since?: number };
+
+export type WhenRecordFails = 'throw' | 'keepTrying';
+
+export interface Strategy {
+	begin(context: RecordContext, work: Work, gather?: Gather): Promise<Begun>;
+	finish(
+		context: RecordContext,
+		ticket: Ticket,
+		detail: string,
+		whenRecordFails: WhenRecordFails,
+	): Promise<void>;
+	abandon(context: RecordContext, ticket: Ticket): Promise<void>;
+	/** Leaves what the run needs of the ticket on the run's first item. */
+	handToRun(item: INodeExecutionData, ticket: Ticket): void;
+	/** The ticket this strategy's webhook call handed to the run with the item, if any. */
+	ticketHandedWith(item: INodeExecutionData, work: Work): Ticket | undefined;
+}
+
+export const windowsOf = (work: Work): RecordWindows =>
+	work.retentionMs === undefined
+		? DEFAULT_RECORD_WINDOWS
+		: { ...DEFAULT_RECORD_WINDOWS, retentionMs: work.retentionMs };
+
+/*
+ * Holds: the work this n8n process is handling right now, by row key, from its begin until it is
+ * finished or abandoned (state.holds). In the one-process strategy a hold replaces the claim row in
+ * the record, so a new delivery costs one insert there instead of an insert, a read and an update;
+ * in the shared-table strategy it keeps a second call of this process from slipping past a claim
+ * before its row is written. A hold lapses like a claim row: a run that never ends blocks
+ * redeliveries no longer.
+ */
+const HOLD_LAPSE_MS = DEFAULT_RECORD_WINDOWS.claimMs;
+
+/** Holds the work for the caller unless a live hold of this process has it. */
+export function holdHere(work: Work, now = Date.now()): boolean {
+	for (const [key, since] of state.holds) {
+		if (since > now - HOLD_LAPSE_MS) break;
+		state.holds.delete(key);
+	}
+	const rowKey = rowKeyOf(work.scope, work.key);
+	if (state.holds.has(rowKey)) return false;
+	state.holds.set(rowKey, now);
+	return true;
+}
+
+export const releaseHold = (work: Work) => void state.holds.delete(rowKeyOf(work.scope, work.key));
+
+/** Another call of this process holds the work: done long ago, or running now. */
+const heldByAnother = (found: CheckResult): Begun =>
+	found.state === 'done' ? found : { state: 'running' };
+
+/** Writes the work's `done` row: on its claim's row when it has one. */
+async function writeDone(
+	context: RecordContext,
+	ticket: Ticket,
+	detail: string,
+	whenRecordFails: WhenRecordFails,
+	gather: Gather,
+): Promise<void> {
+	const { scope, key } = ticket.work;
+	if (whenRecordFails === 'throw')
+		await record.finish(context, scope, key, detail, ticket.claimId, gather);
+	else await record.finishAndKeepTrying(context, scope, key, detail, ticket.claimId, gather);
+}
+
+/**
+ * Where this n8n process receives and runs every delivery (see runsStayHere): a begin is a hold in
+ * its memory, checked against its index of the record; finishing inserts the `done` row, gathered
+ * with those of the other deliveries it holds (while they keep coming, each within 15 ms of the
+ * last, up to 60 ms in all: an insert costs n8n about as much for 8 rows as for 1).
+ */
+export const oneProcess: Strategy = {
+	async begin(context, work) {
+		// Its first write comes after the run: while n8n refuses writes, refused before the run.
+		await record.refuseWhileStorageFull(context);
+		const check = async () =>
+			await record.checkKnownScope(context, work.scope, work.key, windowsOf(work));
+		if (!holdHere(work)) return heldByAnother(await check());
+		let begun: Begun = { state: 'running' };
+		try {
+			const found = await check();
+			begun =
+				found.state === 'free'
+					? { state: 'claimed', ticket: { work, strategy: oneProcess } }
+					: found;
+			return begun;
+		} finally {
+			// Kept until the work is finished or abandoned.
+			if (begun.state !== 'claimed') releaseHold(work);
+		}
+	},
+	async finish(context, ticket, detail, whenRecordFails) {
+		try {
+			const gather = { ms: 15, upToMs: 60, until: state.holds.size };
+			await writeDone(context, ticket, detail, whenRecordFails, gather);
+		} finally {
+			releaseHold(ticket.work);
+		}
+	},
+	async abandon(_context, ticket) {
+		releaseHold(ticket.work);
+	},
+	handToRun() {
+		// The item itself is the sign: see runsStayHere.
+	},
+	ticketHandedWith(item, work) {
+		return state.receivedHere.has(item.json) ? { work, strategy: oneProcess } : undefined;
+	},
+};
+
+/**
+ * How a `done` row with a detail of its own (a send's message id; see record.finish) waits for
+ * those of the next finishes, to go out in one insert: while they keep coming, each within 60 ms
+ * of the last, up to 250 ms in all. A send's finish is written while the next messages are sent.
+ */
+const FINISHES_WITH_DETAIL: Gather = { ms: 60, upToMs: 250, until: 100 };
+
+/**
+ * Where a write back's webhook call leaves its claim's row id on the item for the run (beside
+ * `json`, so the workflow never sees it): n8n's data tables index only the id.
+ */
+export const CLAIM_ID_FIELD = 'contactCenterClaimId';
+
+/**
+ * Wherever several n8n processes may run the same work (queue mode), and wherever a crash must
+ * leave a trace (a send whose claim stays says "may have been sent"): each begin inserts a claim
+ * row; the oldest live claim of a key wins.
+ */
+export const sharedTable: Strategy = {
+	async begin(context, work, gather) {
+		if (!holdHere(work))
+			return heldByAnother(await record.check(context, work.scope, work.key, windowsOf(work)));
+		try {
+			const claim = await record.begin(context, work.scope, work.key, windowsOf(work), gather);
+			if (claim.state !== 'claimed') return claim;
+			const ticket = { work, claimId: claim.claimId, strategy: sharedTable };
+			return { state: 'claimed', ticket, abandonedAt: claim.abandonedAt };
+		} finally {
+			releaseHold(work);
+		}
+	},
+	async finish(context, ticket, detail, whenRecordFails) {
+		await writeDone(context, ticket, detail, whenRecordFails, FINISHES_WITH_DETAIL);
+	},
+	async abandon(context, ticket) {
+		await record.abandon(context, ticket.work.scope, ticket.work.key, ticket.claimId);
+	},
+	handToRun(item, ticket) {
+		if (ticket.claimId !== undefined) item[CLAIM_ID_FIELD] = ticket.claimId;
+	},
+	ticketHandedWith(item, work) {
+		const claimId = item[CLAIM_ID_FIELD];
+		return Number.isInteger(claimId)
+			? { work, claimId: claimId as number, strategy: sharedTable }
+			: undefined;
+	},
+};
+
+/**
+ * Whether a write back's run happens in the n8n process that received its webhook call.
+ *
+ * n8n runs a production execution in the process that received its webhook call, except in queue
+ * mode, where a worker runs it from the database (n8n's WorkflowRunner: production executions are
+ * enqueued in queue mode, run in the receiving process otherwise; several n8n processes only ever
+ * share executions through queue mode). So when a run finds its input item as this process's
+ * webhook call made it (markReceivedHere), this one n8n process receives and runs every delivery,
+ * and its memory sees every delivery of a node that runs at the same time. A queue-mode worker
+ * never finds the mark (its input came through the database), and a queue-mode webhook process
+ * never runs a production execution, so neither ever learns that runs stay here.
+ */
+export const runsStayHere = () => state.productionRunsStayHere;
+
+export const markReceivedHere = (item: INodeExecutionData) =>
+	void state.receivedHere.add(item.json);
+
+/** Learns from a production run's input item whether runs stay here (see runsStayHere). */
+export function learnWhereRunsStay(item: INodeExecutionData): void {
+	if (state.receivedHere.has(item.json)) state.productionRunsStayHere = true;
+}
