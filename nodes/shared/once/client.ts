@@ -219,14 +219,14 @@ export async function api(
 	options: CallOptions = {},
 ): Promise<unknown> {
 	const memory = memoryOfRecord(target);
+	let answered = false;
 	try {
 		const answer = await callWithRetries(context, target, method, path, options);
-		memory.lastCallFailed = false;
+		answered = true;
 		if (isSizeChecked(method, path)) memory.fullStorage = undefined;
 		return answer;
-	} catch (error) {
-		memory.lastCallFailed = true;
-		throw error;
+	} finally {
+		memory.lastCallFailed = !answered;
 	}
 }
 
