@@ -8,6 +8,7 @@ import type {
 
 import { operationError } from '../shared/operationError';
 import { SIGNING_SECRET_CREDENTIAL, type Endpoint } from './description';
+import { triggerState } from './processState';
 import { writeJsonResponse, type MinimalResponse } from './request';
 import { computeSignature, decodeSigningSecret, SIGNATURE_HEADER } from './signature';
 
@@ -51,31 +52,17 @@ export interface Refusal {
 	fix: string;
 }
 
-interface Tally {
-	reportedAt?: number;
-	/** Refused since the last report (or since the first refusal). */
-	refused: number;
-	firstRefusedAt: number;
-}
-
-/** The one piece of process state of the reports: refusals counted per trigger node and cause. */
-const tallies = new Map<string, Tally>();
-
-/** For tests: forgets every count. */
-export function resetReports(): void {
-	tallies.clear();
-}
-
 /**
  * Counts a refusal; returns the count to report now (the first refusal, or the first after
  * REPORT_INTERVAL_MS since the last report), or undefined while the last report is recent.
  */
 export function countRefusal(
 	nodeKey: string,
-	cause: ReportCause | 'keptInMemoryCall',
+	cause: ReportCause,
 	now = Date.now(),
 ): { refused: number; since: number } | undefined {
 	const key = `${nodeKey} ${cause}`;
+	const tallies = triggerState.refusals;
 	const tally = tallies.get(key) ?? { refused: 0, firstRefusedAt: now };
 	tally.refused++;
 	tallies.set(key, tally);
@@ -182,7 +169,11 @@ export async function askForKeptInMemoryReport(
 ): Promise<void> {
 	const url = item?.[REPORT_URL_FIELD];
 	if (kept === 0 || typeof url !== 'string') return;
-	if (countRefusal(nodeKeyOf(context), 'keptInMemoryCall') === undefined) return;
+	const nodeKey = nodeKeyOf(context);
+	const now = Date.now();
+	const askedAt = triggerState.keptInMemoryAskedAt.get(nodeKey);
+	if (askedAt !== undefined && now - askedAt < REPORT_INTERVAL_MS) return;
+	triggerState.keptInMemoryAskedAt.set(nodeKey, now);
 	try {
 		const credentials = await context.getCredentials(SIGNING_SECRET_CREDENTIAL);
 		const secret = decodeSigningSecret(credentials.secret);

@@ -8,6 +8,7 @@ import {
 import { credentialNotSelected } from '../shared/credentialSelection';
 import { parseJsonObjectBody } from './body';
 import type { Refusal } from './reports';
+import { triggerState } from './processState';
 import { getRawBody, type RawBodyRequest } from './request';
 import {
 	decodeSigningSecret,
@@ -45,18 +46,19 @@ async function signingKeyOf(context: IWebhookFunctions | IHookFunctions): Promis
 /** How long a decoded signing key is reused without reading the credential again. */
 const SIGNING_KEY_REUSE_MS = 60_000;
 
-/**
- * Decoded signing keys by credential id. Reading a credential in a webhook call costs n8n an
- * expression isolate (its CredentialsHelper resolves credential defaults in a throw-away
- * workflow), a third of a call's cost on n8n's default engine. Only a cache: a signature that does
- * not match a reused key is checked again with the credential read afresh, so a new secret counts
- * at once; a removed or replaced one is still accepted for up to a minute.
+/*
+ * Decoded signing keys are kept by credential id (triggerState.signingKeys). Reading a credential
+ * in a webhook call costs n8n an expression isolate (its CredentialsHelper resolves credential
+ * defaults in a throw-away workflow), a third of a call's cost on n8n's default engine. Only a
+ * cache: a signature that does not match a reused key is checked again with the credential read
+ * afresh, so a new secret counts at once; a removed or replaced one is still accepted for up to a
+ * minute.
  */
-const signingKeys = new Map<string, { key: Buffer; readAt: number }>();
 
 async function freshSigningKey(context: IWebhookFunctions, credentialId: string | undefined) {
 	const signingKey = await signingKeyOf(context);
 	if (credentialId === undefined) return signingKey;
+	const { signingKeys } = triggerState;
 	if (signingKey.ok) signingKeys.set(credentialId, { key: signingKey.key, readAt: Date.now() });
 	else signingKeys.delete(credentialId);
 	return signingKey;
@@ -69,7 +71,8 @@ async function freshSigningKey(context: IWebhookFunctions, credentialId: string 
  */
 export async function readSignedBody(context: IWebhookFunctions): Promise<SignedBody> {
 	const credentialId = context.getNode().credentials?.[SIGNING_SECRET_CREDENTIAL]?.id ?? undefined;
-	const cached = credentialId === undefined ? undefined : signingKeys.get(credentialId);
+	const cached =
+		credentialId === undefined ? undefined : triggerState.signingKeys.get(credentialId);
 	const reused = cached !== undefined && Date.now() - cached.readAt < SIGNING_KEY_REUSE_MS;
 	const signingKey: SigningKey = reused
 		? { ok: true, key: cached.key }

@@ -5,7 +5,7 @@
  */
 import type { IRunExecutionData } from 'n8n-workflow';
 
-import { resetReports } from '../../nodes/ContactCenterTrigger/reports';
+import { resetTriggerState } from '../../nodes/ContactCenterTrigger/processState';
 import { deliver, parseAnswer, type FlowOptions } from '../harness/run-trigger-flow';
 import {
 	newKeys,
@@ -20,7 +20,7 @@ const fixture = useRecordApi();
 
 let flow: FlowOptions;
 beforeEach(() => {
-	resetReports();
+	resetTriggerState();
 	flow = writeBackFlow(fixture.credentials, true);
 });
 

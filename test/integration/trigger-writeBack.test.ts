@@ -6,7 +6,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { ContactCenterTrigger } from '../../nodes/ContactCenterTrigger/ContactCenterTrigger.node';
-import { resetReports } from '../../nodes/ContactCenterTrigger/reports';
+import { resetTriggerState } from '../../nodes/ContactCenterTrigger/processState';
 import { DEFAULT_RECORD_WINDOWS } from '../../nodes/shared/once/rows';
 import { deliver, parseAnswer, type Delivery, type FlowOptions } from '../harness/run-trigger-flow';
 import {
@@ -189,7 +189,7 @@ describe('write back in one n8n process: deliveries through n8n-core (webhook ca
 	});
 
 	it('answers 401 to an unsigned delivery; no node runs but the trigger, which fails with the report', async () => {
-		resetReports();
+		resetTriggerState();
 		const before = flow.database.sink.processed.length;
 		const result = await deliver(flow, { rawBody: Buffer.from('{}'), headers: {} });
 		expect(result.status).toBe(401);

@@ -11,7 +11,8 @@ import type { AddressInfo } from 'node:net';
 
 import type { IDataObject, IRunExecutionData } from 'n8n-workflow';
 
-import { REPORT_INTERVAL_MS, resetReports } from '../../nodes/ContactCenterTrigger/reports';
+import { resetTriggerState } from '../../nodes/ContactCenterTrigger/processState';
+import { REPORT_INTERVAL_MS } from '../../nodes/ContactCenterTrigger/reports';
 import { onceForTests } from '../../nodes/shared/once';
 import {
 	deliver,
@@ -35,7 +36,7 @@ const fixture = useRecordApi();
 
 let flow: FlowOptions;
 beforeEach(() => {
-	resetReports();
+	resetTriggerState();
 	flow = writeBackFlow(fixture.credentials);
 });
 afterEach(() => {

@@ -1,11 +1,8 @@
-import {
-	REPORT_INTERVAL_MS,
-	countRefusal,
-	resetReports,
-} from '../../nodes/ContactCenterTrigger/reports';
+import { resetTriggerState } from '../../nodes/ContactCenterTrigger/processState';
+import { REPORT_INTERVAL_MS, countRefusal } from '../../nodes/ContactCenterTrigger/reports';
 import { storageWarning } from '../../nodes/shared/once/storage';
 
-beforeEach(() => resetReports());
+beforeEach(() => resetTriggerState());
 
 describe('countRefusal: at most one report per cause per trigger node per 5 minutes', () => {
 	test('the first refusal is reported at once; those within 5 minutes are counted into the next report', () => {
