@@ -166,29 +166,30 @@ describe('Contact Center: Proactive Message -> Send', () => {
 });
 
 describe('Contact Center: Send at the rate limit', () => {
-	// The service's 60 per minute, scaled down: 20 per 400 ms.
-	const fixture = useSimulator({ sendRateLimit: { limit: 20, windowMs: 400 } });
-	const atTheLimit = { rateLimitMessages: 20, rateLimitPeriodSeconds: 0.4 };
+	// The service's 60 per minute, scaled down to 10 per second: slow enough that each execution
+	// keeps its pace on a busy machine, so that two of them together always go past the limit.
+	const fixture = useSimulator({ sendRateLimit: { limit: 10, windowMs: 1000 } });
+	const atTheLimit = { rateLimitMessages: 10, rateLimitPeriodSeconds: 1 };
 	const phones = (prefix: string, count: number) =>
 		Array.from({ length: count }, (_, i) => ({
 			phone: `+1555${prefix}${String(i).padStart(4, '0')}`,
 		}));
 	beforeEach(async () => {
-		await sleep(450); // let the previous test's sends leave the window
+		await sleep(1050); // let the previous test's sends leave the window
 		fixture.sim.resetCounters();
 	});
 
-	it.each([['20 messages per 0.4 seconds', atTheLimit]])(
+	it.each([['10 messages per second', atTheLimit]])(
 		'paced at the limit (%s), sends every message without a single refusal',
 		async (_, options) => {
 			const { json, error } = await runContactCenter(
 				fixture.credentials,
 				sendParameters({ contact: '={{ $json.phone }}', options }),
-				phones('123', 50),
+				phones('123', 30),
 			);
 			expect(error).toBeUndefined();
 			expect(json.every((item) => item.sentThisRun === true)).toBe(true);
-			expect(fixture.sim.counters.sendsAccepted).toBe(50);
+			expect(fixture.sim.counters.sendsAccepted).toBe(30);
 			expect(fixture.sim.counters.sendsRefusedRateLimit).toBe(0);
 		},
 	);
@@ -198,18 +199,18 @@ describe('Contact Center: Send at the rate limit', () => {
 			runContactCenter(
 				fixture.credentials,
 				sendParameters({ contact: '={{ $json.phone }}', options: atTheLimit }),
-				phones('124', 25),
+				phones('124', 15),
 			),
 			runContactCenter(
 				fixture.credentials,
 				sendParameters({ contact: '={{ $json.phone }}', options: atTheLimit }),
-				phones('125', 25),
+				phones('125', 15),
 			),
 		]);
 		const json = [...first.json, ...second.json];
 		expect([first.error, second.error]).toEqual([undefined, undefined]);
-		expect(json.filter((item) => item.sentThisRun === true)).toHaveLength(50);
-		expect(fixture.sim.counters.sendsAccepted).toBe(50);
+		expect(json.filter((item) => item.sentThisRun === true)).toHaveLength(30);
+		expect(fixture.sim.counters.sendsAccepted).toBe(30);
 		expect(fixture.sim.counters.sendsRefusedRateLimit).toBeGreaterThan(0);
 		expect(json.some((item) => Number(item.attempts) > 1)).toBe(true);
 	});
