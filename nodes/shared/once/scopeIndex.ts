@@ -11,7 +11,7 @@ import {
  * One scope's rows of the durable record as this n8n process knows them: the rows it read from the
  * record (all of them once, in pages by row id, then those added since) together with every change
  * it made itself. Only a cache of the record, for the one case where this process writes the
- * scope's rows (one n8n process, see receivedHere.ts): there it
+ * scope's rows (one n8n process, see runsStayHere in strategies.ts): there it
  * answers what a read of a key's rows would answer. Rows added by anyone else are seen by the next
  * read of the rows added since (by row id, which n8n indexes); rows deleted by anyone else when the
  * key's rows are read again (replaceKey). It keeps of each key only what can still decide: its
