@@ -9,7 +9,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-import { RECORD_COLUMNS } from '../nodes/shared/once/rows';
+import { RECORD_COLUMNS } from '../nodes/shared/once';
 import * as localModule from '../scripts/lib/local-setup';
 import * as runtimeModule from '../scripts/lib/n8n-runtime';
 import { fmt, median, recordSection, type Figure } from './results';

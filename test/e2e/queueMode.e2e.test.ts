@@ -28,7 +28,7 @@ import { randomBytes } from 'node:crypto';
  *   their `Date.now()` 61 minutes ahead (test/e2e/clock-offset.js preloaded), which is exactly what
  *   the trigger sees when the service's first retry arrives an hour later. Nothing else is changed.
  */
-import { recordTiming } from '../../nodes/shared/once/failure';
+import { DEFAULT_RECORD_TIMING } from '../../nodes/shared/once';
 import * as runtimeModule from '../../scripts/lib/n8n-runtime';
 import * as localModule from '../../scripts/lib/local-setup';
 import * as queueModule from '../../scripts/lib/queue-mode';
@@ -525,9 +525,10 @@ describe('queue mode: write backs', () => {
 			leftClaims: [],
 		});
 		await recordFigure('0b. after the restart', SLOW_SCOPE, keys);
-		// A record call waits out n8n's API for recordTiming.retryBudgetMs. Main down for longer is
-		// where the guarantee stops: a delivery not yet run is then answered 503 naming the cause.
-		const outlastedTheWait = (restart?.downMs ?? 0) > recordTiming.retryBudgetMs;
+		// A record call waits out n8n's API for DEFAULT_RECORD_TIMING.retryBudgetMs. Main down for
+		// longer is where the guarantee stops: a delivery not yet run is then answered 503 naming
+		// the cause.
+		const outlastedTheWait = (restart?.downMs ?? 0) > DEFAULT_RECORD_TIMING.retryBudgetMs;
 		const unexplained = first
 			.filter((a) => !(a.status >= 200 && a.status < 300))
 			.filter(

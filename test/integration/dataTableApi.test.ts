@@ -18,9 +18,8 @@ import type {
 } from 'n8n-workflow';
 
 import { ContactCenterRecordApi } from '../../credentials/ContactCenterRecordApi.credentials';
-import { testRecordCredential } from '../../nodes/shared/once/credentialTest';
 import { record } from '../../nodes/shared/once/record';
-import { RECORD_COLUMNS } from '../../nodes/shared/once/rows';
+import { RECORD_COLUMNS, testRecordCredential } from '../../nodes/shared/once';
 import { createCredentialStore, runNode } from '../harness';
 import { startDataTableApi } from '../harness/data-table-api';
 import type { ApiRow, ApiUser, DataTableApi } from '../harness/data-table-api';

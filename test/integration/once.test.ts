@@ -7,9 +7,15 @@
 import type { IExecuteFunctions, IHookFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { ContactCenterRecordApi } from '../../credentials/ContactCenterRecordApi.credentials';
-import { once, type Begun, type Ticket, type Work } from '../../nodes/shared/once';
-import { onceForTests } from '../../nodes/shared/once';
-import { DEFAULT_RECORD_WINDOWS, RECORD_COLUMNS } from '../../nodes/shared/once/rows';
+import {
+	DEFAULT_RECORD_WINDOWS,
+	RECORD_COLUMNS,
+	once,
+	onceForTests,
+	type Begun,
+	type Ticket,
+	type Work,
+} from '../../nodes/shared/once';
 import { createCredentialStore } from '../harness';
 import { RECORD_TABLE, recordRows, runWithRecord, useRecordApi, waitFor } from './recordFaults';
 

@@ -7,7 +7,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { ContactCenterTrigger } from '../../nodes/ContactCenterTrigger/ContactCenterTrigger.node';
 import { resetTriggerState } from '../../nodes/ContactCenterTrigger/processState';
-import { DEFAULT_RECORD_WINDOWS } from '../../nodes/shared/once/rows';
+import { DEFAULT_RECORD_WINDOWS } from '../../nodes/shared/once';
 import { deliver, parseAnswer, type Delivery, type FlowOptions } from '../harness/run-trigger-flow';
 import {
 	newKeys,

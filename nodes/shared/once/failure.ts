@@ -156,7 +156,7 @@ export function textAnswerFailure(answer: unknown): RecordFailure | undefined {
  * `pendingRetryMs`: the first wait before a `done` row n8n's API did not take is written again
  * (see record.finishAndKeepTrying); each next wait doubles, up to a minute.
  */
-const DEFAULT_RECORD_TIMING = {
+export const DEFAULT_RECORD_TIMING = {
 	retryBudgetMs: 15_000,
 	attemptTimeoutMs: 10_000,
 	pendingRetryMs: 5_000,

@@ -25,6 +25,8 @@ import {
 } from './strategies';
 
 export { RECORD_KEY_STEPS } from './apiKey';
+export { DEFAULT_RECORD_TIMING } from './failure';
+export { DEFAULT_RECORD_WINDOWS, RECORD_COLUMNS } from './rows';
 export { testRecordCredential } from './credentialTest';
 export type { CheckResult } from './record';
 export type { Begun, Ticket, Work } from './strategies';
