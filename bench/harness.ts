@@ -285,12 +285,40 @@ export interface Baseline {
 	nodeType(name: string): string;
 	/** A credential type of the baseline package, e.g. `credentialType('contactCenterRecordApi')`. */
 	credentialType(name: string): string;
+	/**
+	 * The version n8n gives a new node of this baseline node type (its description's defaultVersion,
+	 * else its highest version), e.g. `typeVersion('contactCenterTrigger')`: the commit's nodes may
+	 * have had other versions than this package's.
+	 */
+	typeVersion(name: string): number;
+}
+
+/**
+ * The default version of each node of the package built in `dir`, by node type name, read from
+ * its dist with a separate Node.js (so the commit's modules never load into the benchmark's).
+ */
+async function defaultNodeVersions(
+	dir: string,
+	nodeFiles: string[],
+): Promise<Record<string, number>> {
+	const script = `
+const out = {};
+for (const file of ${JSON.stringify(nodeFiles)}) {
+	for (const NodeClass of Object.values(require(require('node:path').resolve(file)))) {
+		if (typeof NodeClass !== 'function') continue;
+		const d = new NodeClass().description;
+		out[d.name] = d.defaultVersion ?? (Array.isArray(d.version) ? Math.max(...d.version) : d.version);
+	}
+}
+process.stdout.write(JSON.stringify(out));`;
+	const { stdout } = await rt.run(process.execPath, ['-e', script], { cwd: dir });
+	return JSON.parse(stdout) as Record<string, number>;
 }
 
 /**
  * The package of `commit`, built from git into .n8n-local/baseline-<commit> with this checkout's
  * node_modules, packed into `packDir` as `n8n-nodes-contact-center-<commit>` with its credential
- * types suffixed `At<commit>`.
+ * types suffixed `At<commit>`; its nodes' default versions read from the built package.
  */
 export async function packBaseline(commit: string, packDir: string): Promise<Baseline> {
 	const name = `${CC}-${commit}`;
@@ -320,6 +348,7 @@ export async function packBaseline(commit: string, packDir: string): Promise<Bas
 	pkg.name = name;
 	delete pkg.scripts;
 	fs.writeFileSync(pkgPath, `${JSON.stringify(pkg, null, 2)}\n`);
+	const versions = await defaultNodeVersions(dir, (pkg.n8n as { nodes: string[] }).nodes);
 	const tarball = await packFolder(dir, packDir);
 	// The commit's sources would otherwise sit in this checkout for the linter to find.
 	fs.rmSync(dir, { recursive: true, force: true });
@@ -330,6 +359,11 @@ export async function packBaseline(commit: string, packDir: string): Promise<Bas
 		tarball,
 		nodeType: (node) => `${name}.${node}`,
 		credentialType: (type) => `${type}${suffix}`,
+		typeVersion: (node) => {
+			const version = versions[node];
+			if (typeof version !== 'number') throw new Error(`${name} has no node ${node}`);
+			return version;
+		},
 	};
 }
 

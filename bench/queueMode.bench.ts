@@ -63,6 +63,8 @@ function baselineWorkflow(
 	for (const node of workflow.nodes as Json[]) {
 		if (!String(node.type).endsWith(`.${TRIGGER_TYPE}`)) continue;
 		node.type = baseline.nodeType(TRIGGER_TYPE);
+		// The fixture's typeVersion is this package's; the commit's trigger may have had another.
+		node.typeVersion = baseline.typeVersion(TRIGGER_TYPE);
 		node.webhookId = 'e2e00000-0000-4000-8000-0000000000b1';
 		node.credentials = credentials;
 	}

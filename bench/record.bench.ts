@@ -1,4 +1,4 @@
-/* eslint-disable no-console, @typescript-eslint/no-explicit-any, @n8n/community-nodes/no-restricted-imports -- benchmarks run in jest on a developer machine, never inside n8n */
+/* eslint-disable no-console, @n8n/community-nodes/no-restricted-imports -- benchmarks run in jest on a developer machine, never inside n8n */
 /**
  * The write back record in one n8n process: the write back trigger (example 4's workflow, respond
  * afterSuccess) with the durable record empty of its keys and then holding 100,000 keys, side by
@@ -9,15 +9,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-import * as runtimeModule from '../scripts/lib/n8n-runtime';
-import * as localModule from '../scripts/lib/local-setup';
-import * as helpersModule from '../test/e2e/helpers';
+import { e2e, local, rt, stackForSuite, type Json } from './localStack';
 import { fmt, median, percentile, recordSection } from './results';
 
-type Json = Record<string, any>;
-const rt: Json = runtimeModule;
-const local: Json = localModule;
-const { postSigned, writeBackPayload }: Json = helpersModule;
+const { postSigned, writeBackPayload } = e2e;
 
 const WARM_UP = 5;
 const SEQUENTIAL = 30;
@@ -29,28 +24,16 @@ const RECORDED_KEYS = 100_000;
 const EXAMPLE_SCOPE = 'writeBack:5d0c4c3e-7b61-4c1f-9a57-2f2b4b0e0a04';
 
 describe('The durable write back record in one n8n process, 0 against 100,000 keys', () => {
-	let stack: Json;
-	const userFolder = path.join(rt.REPO_ROOT, '.n8n-local', 'bench-record');
-
-	beforeAll(async () => {
-		fs.rmSync(userFolder, { recursive: true, force: true });
-		stack = await local.startStack({
-			userFolder,
-			n8nPort: 0,
-			simulatorPort: 0,
-			log: () => {},
-		});
-	}, 900_000);
-	afterAll(async () => await stack?.stop(), 120_000);
+	const suite = stackForSuite('bench-record');
 
 	const dbBytes = () =>
 		['database.sqlite', 'database.sqlite-wal']
-			.map((f) => path.join(userFolder, '.n8n', f))
+			.map((f) => path.join(suite.userFolder, '.n8n', f))
 			.reduce((n, f) => n + (fs.existsSync(f) ? fs.statSync(f).size : 0), 0);
 
 	async function phase(label: string, withKeys: boolean) {
-		const url = stack.webhooks.find((w: Json) => w.endpoint === 'writeBack').url;
-		const secret = stack.secrets.writeBack;
+		const url = suite.stack.webhooks.find((w: Json) => w.endpoint === 'writeBack').url;
+		const secret = suite.stack.secrets.writeBack;
 		let n = 0;
 		const deliverOne = async () => {
 			const key = `${label}-${Date.now()}-${n++}`;
@@ -139,14 +122,14 @@ describe('The durable write back record in one n8n process, 0 against 100,000 ke
 			readOneKey: await timed(
 				async (i) =>
 					await rt.publicApi(
-						stack.instance,
+						suite.stack.instance,
 						'GET',
 						`${rows(recordTableId)}?${new URLSearchParams({ filter: keyFilter(i), limit: '250' })}`,
 					),
 			),
 			insertRecordRow: await timed(
 				async (i) =>
-					await rt.publicApi(stack.instance, 'POST', rows(recordTableId), {
+					await rt.publicApi(suite.stack.instance, 'POST', rows(recordTableId), {
 						data: [
 							{
 								scope: EXAMPLE_SCOPE,
@@ -161,7 +144,7 @@ describe('The durable write back record in one n8n process, 0 against 100,000 ke
 			),
 			insertOtherTableRow: await timed(
 				async (i) =>
-					await rt.publicApi(stack.instance, 'POST', rows(otherTableId), {
+					await rt.publicApi(suite.stack.instance, 'POST', rows(otherTableId), {
 						data: [{ note: `${label}-${i}` }],
 						returnType: 'id',
 					}),
@@ -173,9 +156,9 @@ describe('The durable write back record in one n8n process, 0 against 100,000 ke
 		const keyless: Kind = { name: 'keyless', withKeys: false };
 		const keyed: Kind = { name: 'keyed', withKeys: true };
 		const empty = await rounds('empty', [keyless, keyed]);
-		const tables = await rt.publicApi(stack.instance, 'GET', '/data-tables?limit=100');
+		const tables = await rt.publicApi(suite.stack.instance, 'GET', '/data-tables?limit=100');
 		const table = tables.data.find((t: Json) => t.name === local.RECORD_TABLE_NAME);
-		const other = await rt.publicApi(stack.instance, 'POST', '/data-tables', {
+		const other = await rt.publicApi(suite.stack.instance, 'POST', '/data-tables', {
 			name: 'bench_unrelated',
 			columns: [{ name: 'note', type: 'string' }],
 		});
@@ -191,7 +174,7 @@ describe('The durable write back record in one n8n process, 0 against 100,000 ke
 				stateAt: now - Math.round(((from + j) / RECORDED_KEYS) * 71 * 3600 * 1000),
 				detail: '',
 			}));
-			await rt.publicApi(stack.instance, 'POST', `/data-tables/${table.id}/rows`, { data });
+			await rt.publicApi(suite.stack.instance, 'POST', `/data-tables/${table.id}/rows`, { data });
 		}
 		const bytesPerRecordedKey = (dbBytes() - bytesBeforeLoad) / RECORDED_KEYS;
 		const calls100k = await apiCalls(table.id, other.id, 'api-full');
@@ -199,7 +182,7 @@ describe('The durable write back record in one n8n process, 0 against 100,000 ke
 		// The same again with the loaded rows deleted: a drift of the machine over the run shows
 		// as a difference between the two empty states.
 		await rt.publicApi(
-			stack.instance,
+			suite.stack.instance,
 			'DELETE',
 			`/data-tables/${table.id}/rows/delete?${new URLSearchParams({
 				filter: JSON.stringify({
@@ -209,7 +192,7 @@ describe('The durable write back record in one n8n process, 0 against 100,000 ke
 			})}`,
 		);
 		const left = await rt.publicApi(
-			stack.instance,
+			suite.stack.instance,
 			'GET',
 			`/data-tables/${table.id}/rows?${new URLSearchParams({
 				filter: JSON.stringify({

@@ -1,51 +1,32 @@
-/* eslint-disable no-console, @typescript-eslint/no-explicit-any, @n8n/community-nodes/no-restricted-imports -- benchmarks run in jest on a developer machine, never inside n8n */
+/* eslint-disable no-console -- benchmarks run in jest on a developer machine, never inside n8n */
 /**
  * How much of n8n's data table storage (N8N_DATA_TABLES_MAX_SIZE_BYTES) the write back record takes
  * per event: 1,000 keyed write backs delivered to example 4's trigger in one n8n process (SQLite),
  * 8 in flight, and the record table's `sizeBytes` as n8n's public API lists it (the figure n8n's
  * size limit adds up) before and after.
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-
-import * as runtimeModule from '../scripts/lib/n8n-runtime';
-import * as localModule from '../scripts/lib/local-setup';
-import * as helpersModule from '../test/e2e/helpers';
+import { e2e, local, rt, stackForSuite, type Json } from './localStack';
 import { fmt, recordSection } from './results';
 
-type Json = Record<string, any>;
-const rt: Json = runtimeModule;
-const local: Json = localModule;
-const { postSigned, writeBackPayload }: Json = helpersModule;
+const { postSigned, writeBackPayload } = e2e;
 
 const EVENTS = 1000;
 const IN_FLIGHT = 8;
 
 describe("The write back record's room in n8n's data table storage", () => {
-	let stack: Json;
-	const userFolder = path.join(rt.REPO_ROOT, '.n8n-local', 'bench-record-size');
-
-	beforeAll(async () => {
-		fs.rmSync(userFolder, { recursive: true, force: true });
-		stack = await local.startStack({
-			userFolder,
-			n8nPort: 0,
-			simulatorPort: 0,
-			extraEnv: { N8N_DATA_TABLES_SIZE_CHECK_CACHE_DURATION_MS: '0' },
-			log: () => {},
-		});
-	}, 900_000);
-	afterAll(async () => await stack?.stop(), 120_000);
+	const suite = stackForSuite('bench-record-size', {
+		extraEnv: { N8N_DATA_TABLES_SIZE_CHECK_CACHE_DURATION_MS: '0' },
+	});
 
 	const recordBytes = async () => {
-		const tables = await rt.publicApi(stack.instance, 'GET', '/data-tables?limit=100');
+		const tables = await rt.publicApi(suite.stack.instance, 'GET', '/data-tables?limit=100');
 		const table = (tables.data as Json[]).find((t) => t.name === local.RECORD_TABLE_NAME);
 		return { bytes: Number(table?.sizeBytes ?? 0), id: table?.id as string };
 	};
 
 	it('measures bytes per event', async () => {
-		const url = stack.webhooks.find((w: Json) => w.endpoint === 'writeBack').url;
-		const secret = stack.secrets.writeBack;
+		const url = suite.stack.webhooks.find((w: Json) => w.endpoint === 'writeBack').url;
+		const secret = suite.stack.secrets.writeBack;
 		const stamp = Date.now();
 		const deliver = async (key: string) => {
 			const res = await postSigned(url, writeBackPayload(key, `conv-${key}`), { secret });
@@ -62,7 +43,7 @@ describe("The write back record's room in n8n's data table storage", () => {
 		);
 		const after = await recordBytes();
 		const rows = await rt.publicApi(
-			stack.instance,
+			suite.stack.instance,
 			'GET',
 			`/data-tables/${after.id}/rows?limit=1&sortBy=${encodeURIComponent('id:desc')}`,
 		);

@@ -1,22 +1,14 @@
-/* eslint-disable no-console, @typescript-eslint/no-explicit-any, @n8n/community-nodes/no-restricted-imports -- benchmarks run in jest on a developer machine, never inside n8n */
+/* eslint-disable no-console -- benchmarks run in jest on a developer machine, never inside n8n */
 /**
  * Send Once at the rate limit in a real n8n (one process): the same campaign workflow with Send
  * Once off and at its default (Same Message Once), alternated in one n8n, against the simulator
  * at 20 sends per second. The record is n8n's own data table, through its public API.
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-
-import * as runtimeModule from '../scripts/lib/n8n-runtime';
-import * as localModule from '../scripts/lib/local-setup';
-import * as helpersModule from '../test/e2e/helpers';
+import { e2e, rt, stackForSuite, type Json } from './localStack';
 import { recordSection } from './results';
 import { sideBySideFigures, type SendOnceMode, type SendOnceRound } from './sendOnceFigures';
 
-type Json = Record<string, any>;
-const rt: Json = runtimeModule;
-const local: Json = localModule;
-const { readFixture, waitFor }: Json = helpersModule;
+const { readFixture, waitFor } = e2e;
 
 const LIMIT = 60;
 const WINDOW_S = 3;
@@ -40,37 +32,29 @@ interface Round extends SendOnceRound {
 }
 
 describe(`Send Once at the rate limit in n8n ${rt.N8N_VERSION} (${LIMIT} per ${WINDOW_S} s, ${CAMPAIGN} contacts)`, () => {
-	let stack: Json;
-	const userFolder = path.join(rt.REPO_ROOT, '.n8n-local', 'bench-send-once');
 	const workflows = { off: campaignWorkflow('off'), message: campaignWorkflow('message') };
 	const rounds: Round[] = [];
 	let campaigns = 0;
+	const suite = stackForSuite('bench-send-once', {
+		simulatorOptions: {
+			sendRateLimit: { limit: LIMIT, windowMs: WINDOW_S * 1000 },
+			settleAfterMs: 0,
+		},
+		extraWorkflows: Object.values(workflows),
+	});
 
 	beforeAll(async () => {
-		fs.rmSync(userFolder, { recursive: true, force: true });
-		stack = await local.startStack({
-			userFolder,
-			n8nPort: 0,
-			simulatorPort: 0,
-			simulatorOptions: {
-				sendRateLimit: { limit: LIMIT, windowMs: WINDOW_S * 1000 },
-				settleAfterMs: 0,
-			},
-			extraWorkflows: Object.values(workflows),
-			log: () => {},
-		});
 		for (const workflow of Object.values(workflows)) {
-			await rt.activateWorkflow(stack.instance, workflow.id);
+			await rt.activateWorkflow(suite.stack.instance, workflow.id);
 			await waitFor(
 				async () =>
-					(await rt.registeredWebhooks(stack.instance)).some(
+					(await rt.registeredWebhooks(suite.stack.instance)).some(
 						(r: Json) => r.workflowId === workflow.id,
 					),
 				{ what: `the webhook of ${workflow.id}` },
 			);
 		}
 	}, 900_000);
-	afterAll(async () => await stack?.stop(), 120_000);
 
 	async function campaign(mode: SendOnceMode, count = CAMPAIGN): Promise<Round> {
 		await rt.sleep(WINDOW_S * 1000 + 500);
@@ -84,9 +68,11 @@ describe(`Send Once at the rate limit in n8n ${rt.N8N_VERSION} (${LIMIT} per ${W
 		};
 		const workflow = workflows[mode];
 		const known = new Set(
-			(await rt.listExecutions(stack.instance, { workflowId: workflow.id })).map((e: Json) => e.id),
+			(await rt.listExecutions(suite.stack.instance, { workflowId: workflow.id })).map(
+				(e: Json) => e.id,
+			),
 		);
-		const url = `${stack.instance.baseUrl}/webhook/bench-send-once-${mode}`;
+		const url = `${suite.stack.instance.baseUrl}/webhook/bench-send-once-${mode}`;
 		await rt.waitForWebhook(url);
 		const res = await fetch(url, {
 			method: 'POST',
@@ -96,12 +82,12 @@ describe(`Send Once at the rate limit in n8n ${rt.N8N_VERSION} (${LIMIT} per ${W
 		expect(res.status).toBe(200);
 		const execution = await waitFor(
 			async () =>
-				(await rt.listExecutions(stack.instance, { workflowId: workflow.id })).find(
+				(await rt.listExecutions(suite.stack.instance, { workflowId: workflow.id })).find(
 					(e: Json) => !known.has(e.id) && e.stoppedAt,
 				),
 			{ what: `the ${mode} campaign to end`, timeoutMs: 600_000, intervalMs: 250 },
 		);
-		const accepted = (stack.simulator.requests as Json[]).filter(
+		const accepted = (suite.stack.simulator.requests as Json[]).filter(
 			(r) =>
 				r.method === 'POST' &&
 				r.path.replace(/\/+$/, '') === '/proactive-messaging' &&
