@@ -15,9 +15,9 @@ module.exports = {
     project('unit'),
     project('integration'),
     project('e2e', { globalSetup: '<rootDir>/test/e2e/global-setup.js' }),
-    // The one-process suite again, on the oldest n8n the README supports.
+    // The main paths of both nodes (the compat suite, which `e2e` runs too), on the oldest n8n the README supports.
     project('e2e-oldest', {
-      testMatch: ['<rootDir>/test/e2e/contactCenter.e2e.test.ts'],
+      testMatch: ['<rootDir>/test/e2e/contactCenterCompat.e2e.test.ts'],
       setupFiles: ['<rootDir>/test/e2e/oldest-n8n.js'],
       globalSetup: '<rootDir>/test/e2e/global-setup-oldest.js',
     }),
