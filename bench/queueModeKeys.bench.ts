@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-explicit-any, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- benchmarks run in jest on a developer machine, never inside n8n; JSON of n8n's public API and the plain JavaScript queue-mode library are untyped */
+/* eslint-disable @typescript-eslint/no-explicit-any -- benchmarks run in jest on a developer machine, never inside n8n; JSON of n8n's public API and the plain JavaScript queue-mode library are untyped */
 /**
  * The queue-mode busy hour with and without idempotency keys, side by side in one queue-mode stack
  * (main, 2 webhook processes, 2 workers, PostgreSQL, Redis): 48 write backs with distinct keys a
