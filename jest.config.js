@@ -11,6 +11,8 @@ const project = (name, extra = {}) => ({
 });
 
 module.exports = {
+  // Longest first, also for files without a timing yet (test/sequencer.js).
+  testSequencer: '<rootDir>/test/sequencer.js',
   projects: [
     project('unit'),
     project('integration'),
