@@ -56,6 +56,7 @@ const ORDER = [
 	'record-size',
 	'public-api-cost',
 	'queue-busy-hour',
+	'queue-keys',
 	'queue-mode',
 ];
 

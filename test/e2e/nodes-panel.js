@@ -258,8 +258,41 @@ async function startEditorSession(log) {
 	return session;
 }
 
+/**
+ * One real n8n with the package and one Chromium for several browser suites (test/e2e/editor.e2e.test.ts):
+ * as startEditorSession, without a page. `signedInPage()` deletes every credential (each suite
+ * starts as in a fresh n8n, which has none), opens a page in a browser context of its own (its own
+ * cookies and storage, as a fresh browser) and signs in there as the owner. Resolves with
+ * {browser, instance, cookie, signedInPage(), stop()}.
+ */
+async function startEditor(log) {
+	const session = await startEditorSession(log);
+	await session.page.close();
+	delete session.page;
+	session.signedInPage = async () => {
+		const rt = require('../../scripts/lib/n8n-runtime');
+		const { cookie, instance } = session;
+		const listed = await rt.restCall(instance, 'GET', '/credentials', { cookie });
+		if (listed.status !== 200)
+			throw new Error(`listing credentials: ${listed.status} ${listed.text}`);
+		for (const credential of listed.json.data) {
+			const deleted = await rt.restCall(instance, 'DELETE', `/credentials/${credential.id}`, {
+				cookie,
+			});
+			if (deleted.status >= 300)
+				throw new Error(`deleting credential ${credential.id}: ${deleted.status} ${deleted.text}`);
+		}
+		const context = await session.browser.createBrowserContext();
+		const page = await openPage(context);
+		await signIn(page, session.instance.baseUrl, OWNER);
+		return page;
+	};
+	return session;
+}
+
 module.exports = {
 	CHROMIUM,
+	startEditor,
 	startEditorSession,
 	OWNER,
 	packageTarball,

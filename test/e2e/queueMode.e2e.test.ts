@@ -56,7 +56,6 @@ const {
 	workerRuns,
 	logLength,
 	clockAheadEnv,
-	stackCpuMs,
 	writeResults,
 }: Json = queueHelpersModule;
 
@@ -236,18 +235,6 @@ const countBy = (values: string[]) => {
 	return out;
 };
 
-/** PostgreSQL's counters of the record's data table: scans, rows inserted, updated, deleted. */
-async function recordTableStatistics(): Promise<Json> {
-	const tables = await rt.publicApi(stack.main, 'GET', '/data-tables?limit=100');
-	const table = (tables.data as Json[]).find((t) => t.name === local.RECORD_TABLE_NAME);
-	if (!table) throw new Error('no record data table');
-	const [row] = await qm.queryPostgres(
-		stack.pg,
-		`SELECT seq_scan, idx_scan, n_tup_ins, n_tup_upd, n_tup_del FROM pg_stat_user_tables WHERE relname = 'data_table_user_${table.id}'`,
-	);
-	return row ?? {};
-}
-
 /** Which of `keys` the durable record (the record data table, read through main's API) holds as done. */
 async function doneInRecord(scope: string, keys: string[]): Promise<string[]> {
 	const rows = (await tableRows(local.RECORD_TABLE_NAME)).filter(
@@ -340,118 +327,41 @@ describe('queue mode: write backs', () => {
 	const stamp = Date.now();
 
 	/** One load: `count` deliveries with distinct keys, `inFlight` at a time, alternating webhook processes. */
-	async function load(label: string, withKeys: boolean, count = 48, inFlight = 12) {
+	async function load(label: string, count = 48, inFlight = 12) {
 		const hooks = urls(SLOW_WRITE_BACK.id);
 		const keys = Array.from({ length: count }, (_, i) => `${label}-${i}`);
-		const body = (key: string) => {
-			const payload = writeBack(key, `conv-${key}`, { slowMs: 0 });
-			if (!withKeys) delete payload.idempotencyKey;
-			return payload;
-		};
 		const answers: Answer[] = [];
-		const latencies: number[] = [];
 		let next = 0;
-		const cpuBefore = stackCpuMs(stack);
 		const started = Date.now();
 		await Promise.all(
 			Array.from({ length: inFlight }, async () => {
-				for (let i = next++; i < count; i = next++) {
-					const sent = Date.now();
-					answers.push(await deliver(hooks[i % 2], keys[i], body(keys[i]), i % 2));
-					latencies.push(Date.now() - sent);
-				}
+				for (let i = next++; i < count; i = next++)
+					answers.push(
+						await deliver(
+							hooks[i % 2],
+							keys[i],
+							writeBack(keys[i], `conv-${keys[i]}`, { slowMs: 0 }),
+							i % 2,
+						),
+					);
 			}),
 		);
-		const seconds = (Date.now() - started) / 1000;
-		const cpuAfter = stackCpuMs(stack);
-		const cpuMs: Record<string, number> = {};
-		for (const part of Object.keys(cpuAfter)) cpuMs[part] = cpuAfter[part] - cpuBefore[part];
-		const sorted = [...latencies].sort((a, b) => a - b);
-		const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
-		return { keys, answers, rate: count / seconds, p50: at(0.5), p95: at(0.95), cpuMs, count };
+		return { keys, answers, seconds: (Date.now() - started) / 1000 };
 	}
 
-	test('0. a busy hour: 48 write backs with distinct keys, 12 in flight over both webhook processes, all answered 200 processed, run once and in the record; side by side with the same load without keys', async () => {
-		// A warm-up of each kind (connection pools, compiled code), then three rounds, the order
-		// alternated so that neither kind always runs first.
-		await load(`q0-${stamp}-warm-nokey`, false, 24);
-		const warm = await load(`q0-${stamp}-warm-key`, true, 24);
-		// PostgreSQL 15 publishes an idle backend's table statistics within 10 s (PGSTAT_IDLE_INTERVAL).
-		await rt.sleep(11_000);
-		const recordStatsBefore = await recordTableStatistics();
-		const keyed: Json[] = [];
-		const keyless: Json[] = [];
-		for (let round = 0; round < 3; round++) {
-			const pair = [
-				async () => keyless.push(await load(`q0-${stamp}-nokey-${round}`, false)),
-				async () => keyed.push(await load(`q0-${stamp}-key-${round}`, true)),
-			];
-			if (round % 2 === 1) pair.reverse();
-			for (const run of pair) await run();
-		}
-		keyed.push(warm);
-		const summary = (runs: Json[]) => ({
-			perSecond: runs.map((r) => Number(r.rate.toFixed(2))),
-			p50Ms: runs.map((r) => r.p50),
-			p95Ms: runs.map((r) => r.p95),
-		});
-		figure('0. with idempotency keys (3 rounds of 48, 12 in flight)', summary(keyed.slice(0, 3)));
-		figure('0. without idempotency keys, same workflow and respond mode', summary(keyless));
-		const measured = keyed.slice(0, 3);
-		const rate = (runs: Json[]) => runs.reduce((n, r) => n + r.rate, 0) / runs.length;
-		const p95 = (runs: Json[]) => runs.reduce((n, r) => n + r.p95, 0) / runs.length;
-		figure(
-			'0. deliveries per second, keyed / keyless (target >= 0.9x)',
-			`${(rate(measured) / rate(keyless)).toFixed(2)}x`,
-		);
-		figure(
-			'0. p95 latency, keyed / keyless (target <= 1.15x)',
-			`${(p95(measured) / p95(keyless)).toFixed(2)}x`,
-		);
-		const allKeyed: Answer[] = keyed.flatMap((r) => r.answers);
-		const allKeys: string[] = keyed.flatMap((r) => r.keys);
-		const cpuPerDelivery = (runs: Json[]) => {
-			const deliveries = runs.reduce((n, r) => n + r.count, 0);
-			const out: Record<string, number> = {};
-			for (const part of Object.keys(runs[0].cpuMs))
-				out[part] = Math.round(runs.reduce((n, r) => n + r.cpuMs[part], 0) / deliveries);
-			out.all = Object.values(out).reduce((n, v) => n + v, 0);
-			return out;
-		};
-		const keyedCpu = cpuPerDelivery(measured);
-		const keylessCpu = cpuPerDelivery(keyless);
-		figure('0. CPU ms per delivery by part of the stack, with keys', keyedCpu);
-		figure('0. CPU ms per delivery by part of the stack, without keys', keylessCpu);
-		figure(
-			'0. CPU per delivery, without keys / with keys (the rate ratio the CPU allows on a CPU-bound machine)',
-			`${(keylessCpu.all / keyedCpu.all).toFixed(2)}x`,
-		);
-		await rt.sleep(11_000);
-		const recordStats = await recordTableStatistics();
-		const perKeyed = (column: string) =>
-			(
-				(Number(recordStats[column]) - Number(recordStatsBefore[column])) /
-				(3 * measured[0].count)
-			).toFixed(2);
-		figure(
-			'0. record table work per delivery with a key (PostgreSQL statistics over the 3 rounds)',
-			{
-				sequentialScans: perKeyed('seq_scan'),
-				indexScans: perKeyed('idx_scan'),
-				rowsInserted: perKeyed('n_tup_ins'),
-				rowsUpdated: perKeyed('n_tup_upd'),
-				rowsDeleted: perKeyed('n_tup_del'),
-			},
-		);
-		figure('0. answers with keys', tally(allKeyed));
-		figure('0. answers without keys', tally(keyless.flatMap((r) => r.answers)));
-		expect(allKeyed.filter((a) => !(a.status === 200 && a.state === 'processed'))).toEqual([]);
-		await recordFigure('0. after the load', SLOW_SCOPE, allKeys);
+	// The same load without keys beside it, CPU per delivery and the record table's work are
+	// measured by bench/queueModeKeys.bench.ts (figures, not checks).
+	test('0. a busy hour: 48 write backs with distinct keys, 12 in flight over both webhook processes, all answered 200 processed, run once and in the record', async () => {
+		const { keys, answers, seconds } = await load(`q0-${stamp}`);
+		figure('0. busy hour of 48 with idempotency keys, 12 in flight', `${seconds.toFixed(1)} s`);
+		figure('0. answers', tally(answers));
+		expect(answers.filter((a) => !(a.status === 200 && a.state === 'processed'))).toEqual([]);
+		await recordFigure('0. after the load', SLOW_SCOPE, keys);
 		const rows = (await tableRows(WRITES_TABLE.name)).filter((r) =>
-			allKeys.includes(r.idempotencyKey),
+			keys.includes(r.idempotencyKey),
 		);
 		const perKey = countBy(rows.map((r) => r.idempotencyKey as string));
-		expect(allKeys.filter((k) => perKey[k] !== 1)).toEqual([]);
+		expect(keys.filter((k) => perKey[k] !== 1)).toEqual([]);
 	});
 
 	test("0b. n8n's main instance restarted (SIGTERM, then started again) during a busy hour of 48 distinct write backs, 8 in flight over both webhook processes, each delivered again after a non-2xx answer: none run twice, none lost, no claim left without a run, at least 95 % answered 2xx at their first delivery (the rest, if main was down longer than the record waits, 503 naming n8n's API)", async () => {

@@ -1,0 +1,301 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- test code: the browser helpers are plain JS, untyped */
+/**
+ * What a new user reads in the node settings, measured in a real browser (headless Chromium
+ * through puppeteer-core, as editor/nodesPanel.ts) against a real n8n (2.41.1) with the packed
+ * package: every notice of both nodes at most two lines as rendered, every option description one
+ * line of its dropdown (n8n cuts it with "…" after two), the Docs link of each node opening its
+ * docs page (the URL n8n opens, with its `?utm_source`), and Send's output of a first run and a
+ * rerun with Send Once, as the output table shows it.
+ */
+import * as runtimeModule from '../../../scripts/lib/n8n-runtime';
+import * as localModule from '../../../scripts/lib/local-setup';
+import * as simulatorModule from '../../simulator';
+import * as dialogModule from '../credential-dialog';
+import * as helpersModule from '../helpers';
+import * as panelModule from '../nodes-panel';
+import * as textsModule from '../panel-texts';
+
+type Json = Record<string, any>;
+const rt: Json = runtimeModule;
+const local: Json = localModule;
+const sim: Json = simulatorModule;
+const dialog: Json = dialogModule;
+const panel: Json = panelModule;
+const texts: Json = textsModule;
+const { report }: Json = helpersModule;
+
+/**
+ * Registers this suite in a describe block of its own; `session` is the editor session
+ * (nodes-panel.js startEditor) that test/e2e/editor.e2e.test.ts starts for its suites. The suite
+ * signs in on a page of its own, in a fresh browser context.
+ */
+export function describePanelTexts(session: () => Json): void {
+	describe("the node settings' texts", () => {
+		const REPO = 'https://github.com/n8n-nodes-contact-center/n8n-nodes-contact-center/blob/main/';
+
+		let instance: Json;
+		let page: Json;
+		let cookie: string;
+
+		const log = (line: string) => report(`[e2e panel texts] ${line}`);
+
+		beforeAll(async () => {
+			const editor = session();
+			({ instance, cookie } = editor);
+			page = await editor.signedInPage();
+		}, 300_000);
+
+		afterAll(async () => {
+			await page?.browserContext().close();
+		}, 120_000);
+
+		/** Every notice shown now: at most two lines each. */
+		async function expectShortNotices(where: string, atLeast: number) {
+			const notices: Json[] = await texts.noticeLines(page);
+			log(`${where}, notices: ${JSON.stringify(notices)}`);
+			expect(notices.length).toBeGreaterThanOrEqual(atLeast);
+			expect(notices.filter((notice) => notice.lines > 2)).toEqual([]);
+		}
+
+		/** The options of `name`: each description on one line, none cut. */
+		async function expectOneLineOptions(name: string) {
+			const options: Json[] = await texts.optionDescriptionLines(page, name);
+			log(`${name}: ${JSON.stringify(options.map((o) => [o.name, o.lines]))}`);
+			expect(options.length).toBeGreaterThan(0);
+			expect(options.filter((option) => option.lines > 1 || option.cut)).toEqual([]);
+		}
+
+		/** The URL the Docs link opens: a docs page of the repository (no #fragment) and n8n's parameters. */
+		function expectDocsPage(url: string, page: string) {
+			expect(url).toBe(`${REPO}${page}?${url.split('?')[1]}`);
+			expect(new URL(url).searchParams.get('utm_source')).toBe('n8n_app');
+			expect(url).not.toContain('#');
+			expect(texts.repoFileExists(page)).toBe(true);
+		}
+
+		describe('Contact Center node settings', () => {
+			beforeAll(async () => {
+				await panel.openNextStepPanelOfNewWorkflow(page, instance, cookie, 'Panel texts: action');
+				await panel.search(page, 'send message');
+				await panel.openEntry(page, 'Contact Center');
+				await panel.chooseItem(page, 'Send message');
+			}, 120_000);
+
+			test("Send: the notice is one line, and Resource, Operation, Medium and Send Once's options one line each", async () => {
+				const layout: Json = await texts.sendLayout(page);
+				log(`Send: ${JSON.stringify(layout)}`);
+				expect(layout.noticeLines).toBe(1);
+				await expectShortNotices('Send', 1);
+				for (const name of ['resource', 'operation', 'medium', 'messageType', 'sendOnce']) {
+					await expectOneLineOptions(name);
+				}
+			});
+
+			test('Docs opens docs/contact-center-node.md, with n8n\'s "?utm_source"', async () => {
+				const url: string = await texts.docsLinkTarget(page);
+				log(`Contact Center, Docs: ${url}`);
+				expectDocsPage(url, 'docs/contact-center-node.md');
+			});
+
+			test('Get Failed: its notice fits two lines', async () => {
+				await dialog.chooseParameterOption(page, 'operation', 'Get Failed');
+				await expectShortNotices('Get Failed', 1);
+			});
+
+			test("Metric: the operations' and metrics' options one line each; Agent Availability's notice fits", async () => {
+				await dialog.chooseParameterOption(page, 'resource', 'Metric');
+				await expectOneLineOptions('operation');
+				await expectOneLineOptions('metric');
+				await dialog.chooseParameterOption(page, 'metric', 'Agent Availability');
+				// Its notice shows only while User Presence Status is empty.
+				await expectShortNotices('Agent Availability', 0);
+			});
+
+			test("CRM Lookup: the notice fits two lines; Respond With's and Attributes Input's options one line each", async () => {
+				await dialog.chooseParameterOption(page, 'resource', 'CRM Lookup');
+				await expectShortNotices('Respond to Lookup', 1);
+				await expectOneLineOptions('operation');
+				await expectOneLineOptions('respondWith');
+				await expectOneLineOptions('attributesInput');
+				await panel.closeNodeSettings(page);
+			});
+		});
+
+		describe('Contact Center Trigger node settings', () => {
+			beforeAll(async () => {
+				await panel.openTriggerPanel(page, instance.baseUrl);
+				await panel.search(page, 'contact center');
+				await panel.openEntry(page, 'Contact Center');
+				await panel.chooseItem(page, 'On conversation write back');
+			}, 120_000);
+
+			test("Write Back: the notice fits two lines; Trigger On's, Events' and Respond's options one line each", async () => {
+				await expectShortNotices('Write Back', 1);
+				await expectOneLineOptions('endpoint');
+				await expectOneLineOptions('respond');
+				await expectOneLineOptions('events');
+				// The consequence of Immediately is in the visible part.
+				const respond: Json[] = await texts.optionDescriptionLines(page, 'respond');
+				expect(respond.find((option) => option.name === 'Immediately')?.description).toContain(
+					'not delivered again',
+				);
+			});
+
+			test('Lookup and Notification: their notices fit two lines', async () => {
+				await dialog.chooseParameterOption(page, 'endpoint', 'Lookup');
+				await expectShortNotices('Lookup', 1);
+				await expectOneLineOptions('ifNoResponse');
+				await dialog.chooseParameterOption(page, 'endpoint', 'Notification');
+				await expectShortNotices('Notification', 1);
+			});
+
+			test('Docs opens docs/trigger.md, with n8n\'s "?utm_source"', async () => {
+				const url: string = await texts.docsLinkTarget(page);
+				log(`Contact Center Trigger, Docs: ${url}`);
+				expectDocsPage(url, 'docs/trigger.md');
+				await panel.closeNodeSettings(page);
+			});
+		});
+
+		describe("Send's output in the node's output table, run twice with Send Once", () => {
+			let simulator: Json;
+
+			afterAll(async () => {
+				await simulator?.stop();
+			});
+
+			async function executeWorkflow(workflowId: string, runs: number) {
+				await page.click('[data-test-id="execute-workflow-button"]');
+				const filter = encodeURIComponent(JSON.stringify({ workflowId }));
+				for (let i = 0; i < 120; i++) {
+					const listed = await rt.restCall(instance, 'GET', `/executions?filter=${filter}`, {
+						cookie,
+					});
+					const executions: Json[] = listed.json?.data?.results ?? listed.json?.data ?? [];
+					if (executions.filter((e) => e.status === 'success').length >= runs) return;
+					await rt.sleep(500);
+				}
+				throw new Error(`run ${runs} of the workflow did not succeed`);
+			}
+
+			async function sendOutput(): Promise<Json> {
+				const nodes = await page.$$('[data-test-id="canvas-node"]');
+				const names: string[] = await Promise.all(
+					nodes.map(async (node: Json) => await node.evaluate((el: Json) => el.innerText)),
+				);
+				await nodes[names.findIndex((name) => name.includes('Send reminder'))].click({
+					clickCount: 2,
+				});
+				const table: Json = await texts.outputTable(page);
+				await panel.closeNodeSettings(page);
+				const row = Object.fromEntries(
+					table.columns.map((c: string, i: number) => [c, table.rows[0][i]]),
+				);
+				return {
+					columns: table.columns.filter((c: string) => c !== ''),
+					row,
+					rows: table.rows.length,
+				};
+			}
+
+			test('the rerun reads "already sent", sentThisRun false and a note that an earlier run sent it; the Medium as the form names it', async () => {
+				simulator = await sim.startSimulator({ port: 0 });
+				const client = simulator.options.clients[0];
+				const offered = await rt.restCall(instance, 'GET', '/api-keys/scopes', { cookie });
+				const { rawApiKey } = await rt.createApiKey(instance, cookie, {
+					labelPrefix: 'panel-texts-record',
+					scopes: local.dataTableScopes(offered.json.data ?? offered.json),
+				});
+				const credential = async (name: string, type: string, data: Json) =>
+					(
+						await rt.restCall(instance, 'POST', '/credentials', {
+							cookie,
+							body: { name, type, data },
+						})
+					).json.data.id as string;
+				const oauth2 = await credential('Contact Center (simulator)', 'contactCenterOAuth2Api', {
+					baseUrl: simulator.url,
+					clientId: client.clientId,
+					clientSecret: client.clientSecret,
+				});
+				const record = await credential('Contact Center record (panel)', 'contactCenterRecordApi', {
+					baseUrl: `${instance.baseUrl}/api/v1`,
+					apiKey: rawApiKey,
+					dataTableName: 'contact_center_record',
+				});
+				const created = await rt.restCall(instance, 'POST', '/workflows', {
+					cookie,
+					body: {
+						name: 'Panel texts: send twice',
+						nodes: [
+							{
+								id: 'manual',
+								name: 'Manual Trigger',
+								type: 'n8n-nodes-base.manualTrigger',
+								typeVersion: 1,
+								position: [0, 0],
+								parameters: {},
+							},
+							{
+								id: 'send',
+								name: 'Send reminder',
+								type: 'n8n-nodes-contact-center.contactCenter',
+								typeVersion: 1,
+								position: [220, 0],
+								parameters: {
+									resource: 'proactiveMessage',
+									operation: 'send',
+									medium: 'TWILIO',
+									channel: 'Appointments SMS',
+									contact: '+31612345678',
+									text: 'Your appointment is tomorrow at 10:00',
+								},
+								credentials: {
+									contactCenterOAuth2Api: { id: oauth2, name: 'Contact Center (simulator)' },
+									contactCenterRecordApi: { id: record, name: 'Contact Center record (panel)' },
+								},
+							},
+						],
+						connections: {
+							'Manual Trigger': { main: [[{ node: 'Send reminder', type: 'main', index: 0 }]] },
+						},
+					},
+				});
+				const workflowId = created.json.data.id;
+				await page.goto(`${instance.baseUrl}/workflow/${workflowId}`, {
+					waitUntil: 'networkidle2',
+				});
+				await page.waitForSelector('[data-test-id="execute-workflow-button"]', { visible: true });
+
+				await executeWorkflow(workflowId, 1);
+				const first = await sendOutput();
+				log(`first run: ${JSON.stringify(first)}`);
+				await executeWorkflow(workflowId, 2);
+				const rerun = await sendOutput();
+				log(`rerun: ${JSON.stringify(rerun)}`);
+
+				// The first columns say what this run did; the same columns on both runs.
+				expect(first.columns.slice(0, 3)).toEqual(['outcome', 'sentThisRun', 'sentAt']);
+				expect(rerun.columns).toEqual(first.columns);
+				expect(first.row).toMatchObject({
+					outcome: 'sent',
+					sentThisRun: 'true',
+					medium: 'TWILIO',
+					mediumName: 'SMS via Twilio',
+					attempts: '1',
+					// n8n's table shows an empty string as "empty".
+					note: 'empty',
+				});
+				expect(rerun.row).toMatchObject({
+					outcome: 'already sent',
+					sentThisRun: 'false',
+					sentAt: first.row.sentAt,
+					correlationId: first.row.correlationId,
+					attempts: '0',
+					note: `Not sent by this run: an earlier run sent this message at ${first.row.sentAt} (Send Once).`,
+				});
+				expect(simulator.messages).toHaveLength(1);
+			});
+		});
+	});
+}
