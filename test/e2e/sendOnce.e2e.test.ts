@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- test code: JSON read from n8n and the simulator, untyped */
 /**
- * End to end, Send Once and the shared rate limit, in a real n8n (2.41.1, and 2.36.8 in `npm run test:e2e:oldest`; one process): a campaign
+ * End to end, Send Once and the shared rate limit, in a real n8n 2.41.1 (one process): a campaign
  * started by a webhook, n8n killed with SIGKILL half way, started again, then what a user does
  * next (n8n's Retry with the original or the saved workflow, or running the workflow again). Every
  * contact must have been messaged exactly once, as the simulator counts them. Then two campaigns at

@@ -1,7 +1,7 @@
 /**
  * The node descriptions' texts n8n shows (action names; the canvas subtitle: canvasSubtitle.test.ts),
  * the codex files' node types, and the package metadata every link derives from. What the nodes
- * panel's search finds is measured in a browser: test/e2e/nodesPanel.e2e.test.ts.
+ * panel's search finds is measured in a browser: test/e2e/editor.e2e.test.ts.
  */
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
@@ -31,7 +31,7 @@ const operations = optionsOf('resource').flatMap((resource) =>
 
 describe('codex files', () => {
 	// Where a word the user types puts the nodes in n8n's nodes panel shows only in the panel:
-	// test/e2e/nodesPanel.e2e.test.ts types them in a browser (docs/nodes-panel-search.md).
+	// test/e2e/editor.e2e.test.ts types them in a browser (docs/nodes-panel-search.md).
 	it('name their own node type', () => {
 		expect(actionCodex.node).toBe(`${packageJson.name}.contactCenter`);
 		expect(triggerCodex.node).toBe(`${packageJson.name}.contactCenterTrigger`);

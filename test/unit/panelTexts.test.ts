@@ -4,7 +4,7 @@
  * keep it to one). Longer explanations belong in the docs page the node links. The limits are
  * guards taken from what Chromium rendered against n8n 2.41.1 in a 1400 px wide window: a notice of
  * 79 characters took two lines of the Parameters tab, an option description of 58 characters one
- * line of its dropdown and one of 63 two. test/e2e/panelTexts.e2e.test.ts checks the rendered lines.
+ * line of its dropdown and one of 63 two. test/e2e/editor.e2e.test.ts checks the rendered lines.
  */
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
