@@ -89,7 +89,7 @@ test('the same message twice in one run, among others: sent once, the second ite
 	expect(contacts.filter((contact) => timesMessaged(contact) !== 1)).toEqual([]);
 });
 
-test('at 5 per second, even with a slow record, no key is claimed before the message ahead of it was answered', async () => {
+test('at 5 per second, even with a slow record, no key is claimed before the message ahead of it was answered and recorded done', async () => {
 	const contacts = contactsOf(6);
 	// A claim (insert, 50 ms, read) then takes longer than the 200 ms between two sends.
 	fixture.api.slow(80);
@@ -119,7 +119,19 @@ test('at 5 per second, even with a slow record, no key is claimed before the mes
 			(r) =>
 				r.method === 'POST' && r.status === 200 && (r.body as IDataObject)?.contact === contact,
 		)?.at;
+	const recordedAt = (contact: string) =>
+		fixture.api.calls
+			.slice(callsBefore)
+			.find(
+				(call) =>
+					call.operation === 'insertRows' &&
+					(call.body as { data: IDataObject[] }).data.some(
+						(row) => row.state === 'done' && String(row.recordKey).includes(`|${contact}|`),
+					),
+			)?.at;
 	for (let i = 1; i < contacts.length; i++) {
 		expect(claimedAt(contacts[i])).toBeGreaterThanOrEqual(answeredAt(contacts[i - 1]) ?? Infinity);
+		// So a crash leaves at most one claim: the message before was recorded done first.
+		expect(claimedAt(contacts[i])).toBeGreaterThanOrEqual(recordedAt(contacts[i - 1]) ?? Infinity);
 	}
 });

@@ -37,6 +37,8 @@ export class SendOnceAhead {
 	private readonly firstItemOfKey = new Map<string, number>();
 	private readonly finishOfKey = new Map<string, Promise<void>>();
 	private readonly pending: Array<Promise<void>> = [];
+	/** The finishes (done rows) not written yet. */
+	private readonly finishesInFlight = new Set<Promise<void>>();
 	/** The latest slot a send reserved, and its item: the slots of the items after it follow at the interval. */
 	private lastSlot: { item: number; at: number } | undefined;
 	private plannedUpTo = -1;
@@ -70,6 +72,17 @@ export class SendOnceAhead {
 		const done = finish.catch(() => undefined);
 		this.finishOfKey.set(guard.key, done);
 		this.pending.push(done);
+		this.finishesInFlight.add(done);
+		void done.then(() => this.finishesInFlight.delete(done));
+	}
+
+	/**
+	 * Right before a message claims its key at its own slot: at rates where a claim fits between two
+	 * sends, the done rows of the messages before it are written first, so that a crash leaves at
+	 * most one claim (this message's).
+	 */
+	async beforeClaimAtSlot(): Promise<void> {
+		if (this.intervalMs >= CLAIM_AT_SLOT_FROM_MS) await Promise.all([...this.finishesInFlight]);
 	}
 
 	/** At the end of the run: waits for the record calls in flight and gives up the claims no send used. */

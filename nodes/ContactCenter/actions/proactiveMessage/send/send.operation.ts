@@ -117,7 +117,11 @@ async function sendItem(this: IExecuteFunctions, i: number, run: SendRun): Promi
 		});
 	const result = await sendPaced(request, run.pacer, run.policy, {
 		slotReserved: (at) => run.ahead.slotReserved(i, at),
-		beforeRequest: async () => await guard?.claim(),
+		beforeRequest: async () => {
+			if (!guard) return undefined;
+			await run.ahead.beforeClaimAtSlot();
+			return await guard.claim();
+		},
 		afterFailure: async (uncertainAttempts) => await guard?.afterFailure(uncertainAttempts),
 	});
 	if (result.kind === 'skipped') return skippedRow(message, result.skip);
