@@ -931,7 +931,7 @@ describe('queue mode: storage full reported in n8n', () => {
 });
 
 describe('queue mode: Send Once', () => {
-	test('7. a campaign of 90 whose worker is killed (SIGKILL) after 40 accepted, then run again: every contact messaged exactly once', async () => {
+	test('7. a campaign of 90 whose worker is killed (SIGKILL) after 40 accepted, then run again: nobody twice, at most one held back as may have been sent, everybody else once', async () => {
 		const sim = stack.simulator as Json;
 		sim.options.sendRateLimit = { limit: 300, windowMs: 60_000 };
 		const campaign = {
@@ -994,8 +994,16 @@ describe('queue mode: Send Once', () => {
 		const counts = perContact();
 		const notOnce = phones.filter((p) => counts.get(p) !== 1);
 		figure('7. contacts not messaged exactly once', notOnce.length);
-		expect(notOnce).toEqual([]);
 		expect(rows).toHaveLength(90);
+		expect(phones.filter((p) => (counts.get(p) ?? 0) > 1)).toEqual([]);
+		// Nobody twice. At 5 per second a crash leaves at most one claim: the message being sent when
+		// the worker was killed. The rerun reports it `may have been sent` and does not send it, so
+		// had the kill come between its claim and its send, that one contact has no message.
+		const heldBack = rows.filter((row) => row.outcome === 'may have been sent');
+		expect(heldBack.length).toBeLessThanOrEqual(1);
+		expect(notOnce).toEqual(
+			heldBack.map((row) => row.contact).filter((contact) => !counts.has(contact)),
+		);
 	});
 
 	test('8. two campaigns started at the same moment on the workers, after another sender used up the limit: every contact once, no item in error', async () => {
