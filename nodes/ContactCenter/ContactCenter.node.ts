@@ -6,7 +6,7 @@ import {
 	type INodeTypeDescription,
 } from 'n8n-workflow';
 
-import { testRecordCredential } from '../shared/once';
+import { testRecordCredential } from '../shared/recordApi';
 import * as crmLookup from './actions/crmLookup';
 import * as metric from './actions/metric';
 import * as proactiveMessage from './actions/proactiveMessage';

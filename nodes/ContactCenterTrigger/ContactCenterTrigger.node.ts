@@ -10,7 +10,7 @@ import {
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 
-import { testRecordCredential } from '../shared/once';
+import { testRecordCredential } from '../shared/recordApi';
 import { credentialTestMethods, endpointProperty, type Endpoint } from './description';
 import { lookupProperties, runLookup } from './lookup.endpoint';
 import { notificationProperties } from './notification.endpoint';

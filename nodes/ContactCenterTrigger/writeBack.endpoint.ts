@@ -9,15 +9,15 @@ import {
 	type NodeOperationError,
 } from 'n8n-workflow';
 
+import { once, type Ticket, type Work } from '../shared/once';
+import { operationError } from '../shared/operationError';
 import {
 	RECORD_KEY_STEPS,
-	once,
 	recordFailureCauseOf,
+	warnIfKeyExpiresSoon,
+	warnIfStorageNearlyFull,
 	type RecordFailureCause,
-	type Ticket,
-	type Work,
-} from '../shared/once';
-import { operationError } from '../shared/operationError';
+} from '../shared/recordApi';
 import {
 	answerFailedRun,
 	answerWithoutRun,
@@ -200,8 +200,8 @@ export async function runWriteBack(
 	const items = withoutReportUrl(once.withoutTicket(input));
 	let ticket: Ticket | undefined;
 	if (key !== undefined && context.getMode() !== 'manual') {
-		await once.warnIfKeyExpiresSoon(context);
-		await once.warnIfStorageNearlyFull(context);
+		await warnIfKeyExpiresSoon(context);
+		await warnIfStorageNearlyFull(context);
 		const taken = await once.takeInRun(context, workOf(context, key), input[0]);
 		if ('skip' in taken) {
 			context.logger.info(

@@ -28,7 +28,7 @@ import { randomBytes } from 'node:crypto';
  *   their `Date.now()` 61 minutes ahead (test/e2e/clock-offset.js preloaded), which is exactly what
  *   the trigger sees when the service's first retry arrives an hour later. Nothing else is changed.
  */
-import { DEFAULT_RECORD_TIMING } from '../../nodes/shared/once';
+import { DEFAULT_RECORD_TIMING } from '../../nodes/shared/recordApi';
 import * as runtimeModule from '../../scripts/lib/n8n-runtime';
 import * as localModule from '../../scripts/lib/local-setup';
 import * as queueModule from '../../scripts/lib/queue-mode';

@@ -19,7 +19,7 @@
  * 3. A switched key: the record credential's key replaced by a Member user's key while n8n runs;
  *    the next runs work, with the Member's key, without a restart. The switch comes first and its
  *    last run comes last, so that it also runs past the minute for which a process reuses a
- *    record credential it has read (CREDENTIAL_REUSE_MS in nodes/shared/once/client.ts).
+ *    record credential it has read (CREDENTIAL_REUSE_MS in nodes/shared/recordApi/client.ts).
  *
  * The figures are printed as tables at the end (also when a test fails).
  */

@@ -19,7 +19,8 @@ import type {
 
 import { ContactCenterRecordApi } from '../../credentials/ContactCenterRecordApi.credentials';
 import { record } from '../../nodes/shared/once/record';
-import { RECORD_COLUMNS, testRecordCredential } from '../../nodes/shared/once';
+import { RECORD_COLUMNS } from '../../nodes/shared/once';
+import { testRecordCredential } from '../../nodes/shared/recordApi';
 import { createCredentialStore, runNode } from '../harness';
 import { startDataTableApi } from '../harness/data-table-api';
 import type { ApiRow, ApiUser, DataTableApi } from '../harness/data-table-api';

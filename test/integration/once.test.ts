@@ -11,11 +11,11 @@ import {
 	DEFAULT_RECORD_WINDOWS,
 	RECORD_COLUMNS,
 	once,
-	onceForTests,
 	type Begun,
 	type Ticket,
 	type Work,
 } from '../../nodes/shared/once';
+import { recordApiForTests } from '../../nodes/shared/recordApi';
 import { createCredentialStore } from '../harness';
 import { RECORD_TABLE, recordRows, runWithRecord, useRecordApi, waitFor } from './recordFaults';
 
@@ -140,7 +140,7 @@ describe.each([
 	});
 
 	it("finish 'keepTrying' while n8n's API answers 500: done at once in this process, its row written once the API takes it", async () => {
-		onceForTests.setTiming({ retryBudgetMs: 300, pendingRetryMs: 100 });
+		recordApiForTests.setTiming({ retryBudgetMs: 300, pendingRetryMs: 100 });
 		const work = newWork();
 		await withOnce(async (context) => {
 			const ticket = ticketOf(await once.begin(context, work, purpose));
@@ -160,7 +160,7 @@ describe.each([
 	});
 
 	it("finish 'throw' while n8n's API answers 500 throws, and the key may be begun again", async () => {
-		onceForTests.setTiming({ retryBudgetMs: 300 });
+		recordApiForTests.setTiming({ retryBudgetMs: 300 });
 		const work = newWork();
 		await withOnce(async (context) => {
 			const ticket = ticketOf(await once.begin(context, work, purpose));

@@ -5,7 +5,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { record } from '../../nodes/shared/once/record';
-import { onceForTests } from '../../nodes/shared/once';
+import { recordApiForTests } from '../../nodes/shared/recordApi';
 import { recordRows, runWithRecord, useRecordApi, waitFor } from './recordFaults';
 
 const fixture = useRecordApi();
@@ -21,7 +21,7 @@ const runningRowsOf = (recordKey: string) =>
 
 describe('the record when n8n API writes do not go through', () => {
 	test('a claim given up while its delete is refused: this process may claim the key again at once, the row is deleted once the API takes it', async () => {
-		onceForTests.setTiming({ retryBudgetMs: 500, pendingRetryMs: 100 });
+		recordApiForTests.setTiming({ retryBudgetMs: 500, pendingRetryMs: 100 });
 		const results: unknown[] = [];
 		await withRecord(async (context) => {
 			const first = await record.begin(context, 'release', 'message-1');
@@ -44,7 +44,7 @@ describe('the record when n8n API writes do not go through', () => {
 	});
 
 	test('a claim that fails after its insert while its rows cannot be deleted either: this process ignores its row at once and deletes it once the API takes it', async () => {
-		onceForTests.setTiming({ retryBudgetMs: 400, pendingRetryMs: 100 });
+		recordApiForTests.setTiming({ retryBudgetMs: 400, pendingRetryMs: 100 });
 		const results: unknown[] = [];
 		await withRecord(async (context) => {
 			fixture.api.setFaults(({ operation }) =>
@@ -69,7 +69,7 @@ describe('the record when n8n API writes do not go through', () => {
 	});
 
 	test('work done whose done row is refused counts as done in this process at once, and its row is written once the API takes it', async () => {
-		onceForTests.setTiming({ retryBudgetMs: 500, pendingRetryMs: 100 });
+		recordApiForTests.setTiming({ retryBudgetMs: 500, pendingRetryMs: 100 });
 		const results: unknown[] = [];
 		await withRecord(async (context) => {
 			const claim = await record.begin(context, 'late', 'event-1');

@@ -36,13 +36,21 @@ describe('decideClaim', () => {
 
 	test('a done row within the retention wins over every claim, with its detail', () => {
 		const done = row(2, 'done', 60 * 60 * 1000, 'msg-1');
-		expect(decideClaim([done, row(8, 'running')], 8, NOW)).toEqual({ state: 'done', row: done });
+		expect(decideClaim([done, row(8, 'running')], 8, NOW)).toEqual({
+			state: 'done',
+			at: done.stateAt,
+			detail: done.detail,
+		});
 	});
 
 	test("a done row counts through the service's last redelivery, 63 hours after the first", () => {
 		const lastRedeliveryMs = (1 + 2 + 4 + 8 + 16 + 32) * 60 * 60 * 1000;
 		const done = row(2, 'done', lastRedeliveryMs);
-		expect(decideClaim([done, row(8, 'running')], 8, NOW)).toEqual({ state: 'done', row: done });
+		expect(decideClaim([done, row(8, 'running')], 8, NOW)).toEqual({
+			state: 'done',
+			at: done.stateAt,
+			detail: done.detail,
+		});
 	});
 
 	test('a done row past the 72-hour retention no longer counts', () => {
@@ -125,7 +133,8 @@ describe('a read without a claim row of its own', () => {
 	test('done within the retention wins; else the oldest live claim holds the key; else free', () => {
 		expect(decideRead([row(3, 'running'), row(2, 'done', 1000, 'd')], NOW)).toEqual({
 			state: 'done',
-			row: row(2, 'done', 1000, 'd'),
+			at: NOW - 1000,
+			detail: 'd',
 		});
 		expect(decideRead([row(5, 'running', 1000), row(4, 'running', 2000)], NOW)).toEqual({
 			state: 'running',

@@ -34,7 +34,7 @@ describe('ScopeIndex', () => {
 		index.addRead([row(1, 'done', NOW - 1000)]);
 		expect(index.decide(KEY, NOW)).toBeUndefined();
 		index.finishLoading();
-		expect(index.decide(KEY, NOW)).toEqual({ state: 'done', row: row(1, 'done', NOW - 1000) });
+		expect(index.decide(KEY, NOW)).toEqual({ state: 'done', at: NOW - 1000, detail: '' });
 		expect(index.decide('writeBack:hook|other', NOW)).toEqual({ state: 'free' });
 		expect(index.doneKeys).toBe(1);
 	});
@@ -61,7 +61,7 @@ describe('ScopeIndex', () => {
 		expect(index.decide(KEY, NOW)).toEqual({ state: 'free' });
 		index.inserted(row(8, 'running', NOW));
 		index.updated([row(8, 'done', NOW + 5)]);
-		expect(index.decide(KEY, NOW + 5)).toEqual({ state: 'done', row: row(8, 'done', NOW + 5) });
+		expect(index.decide(KEY, NOW + 5)).toEqual({ state: 'done', at: NOW + 5, detail: '' });
 		index.inserted(row(9, 'running', NOW, 'writeBack:hook|key-2'));
 		index.inserted(row(10, 'running', NOW, 'writeBack:hook|key-2'));
 		index.deletedRunning('writeBack:hook|key-2');
@@ -71,7 +71,7 @@ describe('ScopeIndex', () => {
 	test('the latest done row of a key wins, whatever order the rows come in', () => {
 		const index = loadedIndex([row(2, 'done', NOW - 10)]);
 		index.addRead([row(1, 'done', NOW - 500)]);
-		expect(index.decide(KEY, NOW)).toEqual({ state: 'done', row: row(2, 'done', NOW - 10) });
+		expect(index.decide(KEY, NOW)).toEqual({ state: 'done', at: NOW - 10, detail: '' });
 	});
 
 	test('a page read before this process changed a row does not bring the old row back', () => {

@@ -7,7 +7,7 @@ import {
 	formatExpiry,
 	keyExpiryOf,
 	timeUntil,
-} from '../../nodes/shared/once/apiKey';
+} from '../../nodes/shared/recordApi/apiKey';
 
 const DAY = 24 * 60 * 60 * 1000;
 const base64Url = (value: object | string) =>

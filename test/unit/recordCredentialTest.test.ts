@@ -1,6 +1,6 @@
 import type { ICredentialTestFunctions } from 'n8n-workflow';
 
-import { testRecordCredential } from '../../nodes/shared/once';
+import { testRecordCredential } from '../../nodes/shared/recordApi';
 import * as fetchStubModule from './fetchStub';
 
 const base64Url = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');

@@ -1,6 +1,6 @@
 import { resetTriggerState } from '../../nodes/ContactCenterTrigger/processState';
 import { REPORT_INTERVAL_MS, countRefusal } from '../../nodes/ContactCenterTrigger/reports';
-import { storageWarning } from '../../nodes/shared/once/storage';
+import { storageWarning } from '../../nodes/shared/recordApi/storage';
 
 beforeEach(() => resetTriggerState());
 

@@ -1,12 +1,11 @@
 import type { IExecuteFunctions, IHookFunctions, INodeExecutionData } from 'n8n-workflow';
 
+import { targetForActivation, type RecordContext } from '../recordApi';
 import type { Gather } from './batches';
-import { kindOfRecordError, type RecordContext } from './client';
-import { isSizeLimitFailure, recordTimingForTests } from './failure';
 import { forgetIndex } from './indexes';
-import { record, type CheckResult } from './record';
-import { resetOnceState } from './state';
-import { warnIfStorageNearlyFull } from './storage';
+import { record } from './record';
+import { readTableAfresh } from './table';
+import type { CheckResult } from './rows';
 import {
 	CLAIM_ID_FIELD,
 	holdHere,
@@ -24,29 +23,9 @@ import {
 	type Work,
 } from './strategies';
 
-export { RECORD_KEY_STEPS } from './apiKey';
-export { DEFAULT_RECORD_TIMING } from './failure';
 export { DEFAULT_RECORD_WINDOWS, RECORD_COLUMNS } from './rows';
-export { testRecordCredential } from './credentialTest';
-export type { CheckResult } from './record';
+export type { CheckResult } from './rows';
 export type { Begun, Ticket, Work } from './strategies';
-
-/** Why a record call failed, for a report in the user's words. */
-export type RecordFailureCause =
-	| 'storageFull'
-	| 'recordKey'
-	| 'apiUnavailable'
-	| 'apiRateLimited'
-	| 'recordUnusable';
-
-export function recordFailureCauseOf(error: unknown): RecordFailureCause {
-	if (isSizeLimitFailure((error as Error)?.message ?? '')) return 'storageFull';
-	const kind = kindOfRecordError(error);
-	if (kind === 'credential') return 'recordKey';
-	if (kind === 'unavailable') return 'apiUnavailable';
-	if (kind === 'rateLimited') return 'apiRateLimited';
-	return 'recordUnusable';
-}
 
 /**
  * "Was this already done?": the one module that decides it, for write backs and Send Once alike.
@@ -162,23 +141,13 @@ export const once = {
 		});
 	},
 
+	/** Checks that the record can be used, creating its data table; throws a node error if not. */
 	async ensureReady(context: IHookFunctions): Promise<void> {
-		await record.ensureReady(context);
+		await readTableAfresh(context, await targetForActivation(context));
 	},
 
 	forgetIndex,
 
-	warnIfKeyExpiresSoon: record.warnIfKeyExpiresSoon,
-
-	warnIfStorageNearlyFull,
-
 	/** How many pieces of work of a scope this process counts as done whose row n8n has not taken yet. */
 	keptOnlyInMemory: record.keptOnlyInMemory,
-};
-
-/** For tests only: shorter waits for n8n's API, and the process as if it had just started. */
-export const onceForTests = {
-	setTiming: recordTimingForTests.set,
-	resetTiming: recordTimingForTests.reset,
-	resetState: resetOnceState,
 };

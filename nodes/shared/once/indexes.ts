@@ -1,6 +1,5 @@
+import { keyUsable, type RecordContext } from '../recordApi';
 import { inBatch } from './batches';
-import { lastCallFailed, type RecordContext } from './client';
-import { expiredAt } from './apiKey';
 import { MAX_RECORD_RETENTION_MS, filterOf } from './rows';
 import { ScopeIndex } from './scopeIndex';
 import { memoryOfTable, state } from './state';
@@ -108,8 +107,7 @@ export async function usableIndexOf(
 	now: number,
 ): Promise<ScopeIndex | undefined> {
 	const index = scopeIndexOf(context, table, scope, now);
-	const usable = !lastCallFailed(table.target) && expiredAt(table.target.expiry, now) === undefined;
-	if (index?.isLoaded !== true || !usable) return undefined;
+	if (index?.isLoaded !== true || !keyUsable(table.target, now)) return undefined;
 	await catchUpOnceAMinute(context, table, index, now);
 	return index;
 }

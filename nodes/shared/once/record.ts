@@ -1,25 +1,15 @@
 import { randomBytes } from 'crypto';
 
-import {
-	NodeOperationError,
-	sleep,
-	type IExecuteFunctions,
-	type IHookFunctions,
-} from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
-import { type Gather } from './batches';
 import {
-	api,
 	isPassingFailure,
-	keyExpiredError,
+	kindOfRecordError,
 	recordError,
 	statusOfRecordError,
-	kindOfRecordError,
-	storageFullMessage,
-	targetOf,
 	type RecordContext,
-} from './client';
-import { RUN_WARNS_WITHIN_DAYS, expiredAt, expiresSoonMessage, expiresWithinDays } from './apiKey';
+} from '../recordApi';
+import { type Gather } from './batches';
 import { usableIndexOf } from './indexes';
 import { memoryOfTable, state } from './state';
 import {
@@ -30,7 +20,7 @@ import {
 	filterOf,
 	ownClaimRows,
 	rowKeyOf,
-	type ReadDecision,
+	type CheckResult,
 	type RecordWindows,
 } from './rows';
 import {
@@ -43,8 +33,6 @@ import {
 	markRowDone,
 	onTable,
 	rowsOfKey,
-	rowsPath,
-	tableOf,
 	type Table,
 } from './table';
 
@@ -62,12 +50,6 @@ export type ClaimResult =
 	| { state: 'claimed'; claimId: number; abandonedAt?: number }
 	| { state: 'done'; at: number; detail: string }
 	| { state: 'running'; since?: number };
-
-export type CheckResult =
-	| { state: 'done'; at: number; detail: string }
-	/** `since`: when the claim that holds the key was taken. */
-	| { state: 'running'; since: number }
-	| { state: 'free' };
 
 /**
  * How long a claim waits between inserting its row and reading its key's rows. An insert takes
@@ -92,25 +74,20 @@ const pendingDoneOf = (rowKey: string): CheckResult | undefined => {
 	return pending === undefined ? undefined : { state: 'done', ...pending };
 };
 
-const fromDecision = (decision: ReadDecision): CheckResult =>
-	decision.state === 'done'
-		? { state: 'done', at: decision.row.stateAt, detail: decision.row.detail }
-		: decision;
-
 /** What the record says of a key, decided by `decide` unless this process counts it done. */
 async function checkKey(
 	context: RecordContext,
 	scope: string,
 	key: string,
-	decide: (table: Table, rowKey: string, now: number) => Promise<ReadDecision>,
+	decide: (table: Table, rowKey: string, now: number) => Promise<CheckResult>,
 ): Promise<CheckResult> {
 	const rowKey = rowKeyOf(scope, key);
 	const pending = pendingDoneOf(rowKey);
 	if (pending !== undefined) return pending;
 	const now = Date.now();
-	const decision = await onTable(context, async (table) => await decide(table, rowKey, now));
+	const found = await onTable(context, async (table) => await decide(table, rowKey, now));
 	pruneNowAndThen(context, now);
-	return fromDecision(decision);
+	return found;
 }
 
 /** Removes rows past the longest retention any user of the table may ask for. */
@@ -196,8 +173,6 @@ async function claimOnce(
 		if (decision.state === 'lost') return 'lost';
 		if (decision.state !== 'claimed') await deleteRow(context, table, ownId);
 		pruneNowAndThen(context, now);
-		if (decision.state === 'done')
-			return { state: 'done', at: decision.row.stateAt, detail: decision.row.detail };
 		if (decision.state === 'claimed') return { ...decision, claimId: ownId };
 		return decision;
 	} finally {
@@ -210,56 +185,6 @@ export const record = {
 	/** How many keys of the scope this process counts as done whose row n8n has not taken yet. */
 	keptOnlyInMemory: (scope: string): number =>
 		[...state.pendingDone.keys()].filter((rowKey) => rowKey.startsWith(`${scope}|`)).length,
-
-	/** Checks that the record can be used, creating its data table; throws a node error if not. */
-	async ensureReady(context: IHookFunctions): Promise<void> {
-		const target = await targetOf(context, true).catch((error: Error) => {
-			throw error instanceof NodeOperationError ? error : recordError(context, error.message);
-		});
-		const now = Date.now();
-		const expired = expiredAt(target.expiry, now);
-		if (expired !== undefined) throw keyExpiredError(context, expired);
-		const expiresSoon = expiresWithinDays(target.expiry, RUN_WARNS_WITHIN_DAYS, now);
-		if (expiresSoon !== undefined) {
-			context.logger.warn(`Contact Center: ${expiresSoonMessage(expiresSoon, now)}`);
-		}
-		const table = await tableOf(context, target, { lookUpAgain: true });
-		await api(context, target, 'GET', rowsPath(table), { qs: { limit: 1 } });
-	},
-
-	/**
-	 * Throws n8n's size limit refusal while this process believes n8n's data table storage full
-	 * (see storageFullMessage): for a caller that would otherwise do its work before its first write.
-	 */
-	async refuseWhileStorageFull(context: RecordContext): Promise<void> {
-		const full = storageFullMessage(await targetOf(context));
-		if (full !== undefined) throw recordError(context, full, 400, 'refused');
-	},
-
-	/**
-	 * Warns in the run (an execution hint under the node's output, and n8n's log) when the record
-	 * credential's key expires within a week; a key that cannot be read is left to the record calls.
-	 * `readAfresh`: reads the credential now rather than within the minute it is reused, so that a
-	 * key switched since the last run is the one this run uses.
-	 */
-	async warnIfKeyExpiresSoon(
-		context: IExecuteFunctions,
-		{ readAfresh = false }: { readAfresh?: boolean } = {},
-	): Promise<void> {
-		const target = await targetOf(context, readAfresh).catch(() => undefined);
-		const now = Date.now();
-		const expiresSoon =
-			target === undefined
-				? undefined
-				: expiresWithinDays(target.expiry, RUN_WARNS_WITHIN_DAYS, now);
-		if (expiresSoon === undefined) return;
-		const message = expiresSoonMessage(expiresSoon, now);
-		context.addExecutionHints({ message, type: 'warning', location: 'outputPane' });
-		context.logger.warn(`Contact Center: ${message}`, {
-			workflowId: context.getWorkflow().id,
-			node: context.getNode().name,
-		});
-	},
 
 	/**
 	 * Takes the key for this process with a claim row, unless it was done within the retention or

@@ -43,12 +43,17 @@ export const DEFAULT_RECORD_WINDOWS: RecordWindows = {
 	claimMs: 15 * 60 * 1000,
 };
 
+/** What the record says of a key: done (when, and what its work left to tell), held, or free. */
+export type CheckResult =
+	| { state: 'done'; at: number; detail: string }
+	/** `since`: when the claim that holds the key was taken. */
+	| { state: 'running'; since: number }
+	| { state: 'free' };
+
 export type ClaimDecision =
 	/** `abandonedAt`: when the latest claim older than the claim window was taken (its process died). */
 	| { state: 'claimed'; abandonedAt?: number }
-	| { state: 'done'; row: RecordRow }
-	/** `since`: when the claim that holds the key was taken. */
-	| { state: 'running'; since: number }
+	| Exclude<CheckResult, { state: 'free' }>
 	/** Our own row is gone (a failed run released the key meanwhile): claim again. */
 	| { state: 'lost' };
 
@@ -91,7 +96,7 @@ export function decideClaim(
 	windows: RecordWindows = DEFAULT_RECORD_WINDOWS,
 ): ClaimDecision {
 	const done = latestDone(rows, now, windows);
-	if (done) return { state: 'done', row: done };
+	if (done) return { state: 'done', at: done.stateAt, detail: done.detail };
 	const isLive = (row: RecordRow) => row.id === ownId || row.stateAt >= now - windows.claimMs;
 	const running = rows.filter((row) => row.state === 'running');
 	const live = running.filter(isLive).sort((a, b) => a.id - b.id);
@@ -127,12 +132,6 @@ export function ownClaimRows(
 	};
 }
 
-export type ReadDecision =
-	| { state: 'done'; row: RecordRow }
-	/** `since`: when the claim that holds the key was taken. */
-	| { state: 'running'; since: number }
-	| { state: 'free' };
-
 /**
  * What the rows of a key say to a caller that holds no row of its own: done within the
  * retention, held by a live claim (the oldest one's time), or free.
@@ -141,9 +140,9 @@ export function decideRead(
 	rows: RecordRow[],
 	now: number,
 	windows: RecordWindows = DEFAULT_RECORD_WINDOWS,
-): ReadDecision {
+): CheckResult {
 	const done = latestDone(rows, now, windows);
-	if (done) return { state: 'done', row: done };
+	if (done) return { state: 'done', at: done.stateAt, detail: done.detail };
 	const live = rows
 		.filter((row) => row.state === 'running' && row.stateAt >= now - windows.claimMs)
 		.sort((a, b) => a.id - b.id);

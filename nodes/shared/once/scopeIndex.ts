@@ -2,7 +2,7 @@ import {
 	DEFAULT_RECORD_WINDOWS,
 	MAX_RECORD_RETENTION_MS,
 	decideRead,
-	type ReadDecision,
+	type CheckResult,
 	type RecordRow,
 	type RecordWindows,
 } from './rows';
@@ -148,7 +148,7 @@ export class ScopeIndex {
 		recordKey: string,
 		now: number,
 		windows: RecordWindows = DEFAULT_RECORD_WINDOWS,
-	): ReadDecision | undefined {
+	): CheckResult | undefined {
 		if (!this.loaded) return undefined;
 		if (now - this.lastSweep >= SWEEP_EVERY_MS) this.sweep(now);
 		const rows = [...(this.runningIdsByKey.get(recordKey) ?? [])].map(

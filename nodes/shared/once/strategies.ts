@@ -1,9 +1,9 @@
 import type { INodeExecutionData } from 'n8n-workflow';
 
+import { refuseWhileStorageFull, type RecordContext } from '../recordApi';
 import type { Gather } from './batches';
-import type { RecordContext } from './client';
-import { record, type CheckResult } from './record';
-import { DEFAULT_RECORD_WINDOWS, rowKeyOf, type RecordWindows } from './rows';
+import { record } from './record';
+import { DEFAULT_RECORD_WINDOWS, rowKeyOf, type CheckResult, type RecordWindows } from './rows';
 import { state } from './state';
 
 /**
@@ -107,7 +107,7 @@ async function writeDone(
 export const oneProcess: Strategy = {
 	async begin(context, work) {
 		// Its first write comes after the run: while n8n refuses writes, refused before the run.
-		await record.refuseWhileStorageFull(context);
+		await refuseWhileStorageFull(context);
 		const check = async () =>
 			await record.checkKnownScope(context, work.scope, work.key, windowsOf(work));
 		if (!holdHere(work)) return heldByAnother(await check());

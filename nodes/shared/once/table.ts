@@ -1,17 +1,17 @@
 import { NodeOperationError, sleep, type IDataObject } from 'n8n-workflow';
 
-import { inBatch, type Gather } from './batches';
 import {
 	api,
 	kindOfRecordError,
 	recordError,
+	recordTiming,
 	statusOfRecordError,
 	targetOf,
 	type RecordContext,
 	type RecordTarget,
-} from './client';
-import { recordTiming } from './failure';
-import { memoryOfRecord, memoryOfTable } from './state';
+} from '../recordApi';
+import { inBatch, type Gather } from './batches';
+import { memoryOfTable, state } from './state';
 import {
 	MAX_RECORD_RETENTION_MS,
 	RECORD_COLUMNS,
@@ -52,11 +52,6 @@ function changed(table: Table, change: RowChange) {
 	}
 }
 
-/*
- * Table ids are kept per record credential's key (RecordMemory.tableId; each n8n user has tables
- * of their own): only a cache, looked up again when a call gets 403 or 404.
- */
-
 async function findTable(
 	context: RecordContext,
 	target: RecordTarget,
@@ -96,9 +91,8 @@ export async function tableOf(
 	target: RecordTarget,
 	{ lookUpAgain = false } = {},
 ): Promise<Table> {
-	const memory = memoryOfRecord(target);
-	if (lookUpAgain) memory.tableId = undefined;
-	if (memory.tableId !== undefined) return { target, id: memory.tableId };
+	const known = lookUpAgain ? undefined : state.tableIds.get(target.cacheKey);
+	if (known !== undefined) return { target, id: known };
 	const id = (await findTable(context, target)) ?? (await createTable(context, target));
 	if (id === undefined) {
 		throw recordError(
@@ -106,7 +100,7 @@ export async function tableOf(
 			`n8n did not return an id for the record's data table "${target.tableName}"`,
 		);
 	}
-	memory.tableId = id;
+	state.tableIds.set(target.cacheKey, id);
 	return { target, id };
 }
 
@@ -131,9 +125,15 @@ export async function onTable<T>(
 		if (first.error instanceof NodeOperationError) throw first.error;
 		throw recordError(context, (first.error as Error).message, status);
 	}
-	memoryOfRecord(target).tableId = undefined;
+	state.tableIds.delete(target.cacheKey);
 	const fresh = await targetOf(context, target.credentialId !== undefined);
 	return await call(await tableOf(context, fresh, { lookUpAgain: true }));
+}
+
+/** Looks the record's table up afresh (creating it if need be) and reads a row: throws if unusable. */
+export async function readTableAfresh(context: RecordContext, target: RecordTarget): Promise<void> {
+	const table = await tableOf(context, target, { lookUpAgain: true });
+	await api(context, target, 'GET', rowsPath(table), { qs: { limit: 1 } });
 }
 
 export const rowsPath = (table: Table) => `/data-tables/${encodeURIComponent(table.id)}/rows`;

@@ -7,6 +7,7 @@ import {
 	type Ticket,
 	type Work,
 } from '../../../../shared/once';
+import { warnIfKeyExpiresSoon, warnIfStorageNearlyFull } from '../../../../shared/recordApi';
 import { withNotSent } from '../../../helpers/nodeErrors';
 import { SendFieldError } from './body';
 import {
@@ -37,8 +38,8 @@ export function sendOnceModeOf(context: IExecuteFunctions, i: number): SendOnceM
  */
 export async function warnAboutRecord(context: IExecuteFunctions): Promise<void> {
 	if (sendOnceModeOf(context, 0) === 'off') return;
-	await once.warnIfKeyExpiresSoon(context, { readAfresh: true });
-	await once.warnIfStorageNearlyFull(context);
+	await warnIfKeyExpiresSoon(context, { readAfresh: true });
+	await warnIfStorageNearlyFull(context);
 }
 
 /** A record call before the send: its failure says that the message was not sent. */

@@ -6,7 +6,7 @@ import {
 	recordRetryDelayMs,
 	statusOf,
 	textAnswerFailure,
-} from '../../nodes/shared/once/failure';
+} from '../../nodes/shared/recordApi/failure';
 
 describe('a failed call to the record', () => {
 	const sizeLimit = 'Data table size limit exceeded: 20MB used, limit is 0MB';

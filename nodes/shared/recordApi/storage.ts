@@ -1,7 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { api, lastCallFailed, targetOf, type RecordTarget } from './client';
-import { memoryOfRecord } from './state';
+import { memoryOfKey } from './state';
 
 /**
  * n8n's data table storage as the record sees it. n8n refuses every row insert and update once all
@@ -41,7 +41,7 @@ async function readUsedBytes(context: IExecuteFunctions, target: RecordTarget): 
 }
 
 async function usageOf(context: IExecuteFunctions, target: RecordTarget): Promise<Usage> {
-	const memory = memoryOfRecord(target);
+	const memory = memoryOfKey(target);
 	const known = memory.storageUsage;
 	if (known !== undefined && Date.now() - known.readAt < USAGE_REUSE_MS) return known;
 	const usage: Usage = {

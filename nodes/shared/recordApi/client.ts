@@ -12,7 +12,7 @@ import {
 
 import { assertCredentialSelected } from '../credentialSelection';
 import { operationError } from '../operationError';
-import { memoryOfRecord, state } from './state';
+import { memoryOfKey, state } from './state';
 import { RECORD_KEY_STEPS, expiredAt, expiredMessage, keyExpiryOf, type KeyExpiry } from './apiKey';
 import {
 	classifyRecordFailure,
@@ -117,7 +117,7 @@ export const DEFAULT_STORAGE_LIMIT_MB = 200;
 const CREDENTIAL_REUSE_MS = 60_000;
 
 /*
- * Record credentials are kept by credential id (state.recordCredentials). Reading a credential
+ * Record credentials are kept by credential id (state.credentials). Reading a credential
  * costs n8n an expression isolate (its CredentialsHelper resolves the credential's defaults in a
  * throw-away workflow), and so does n8n's generic authentication for each request: with three
  * record calls per write back that was most of a delivery's cost in queue mode. Only a cache: a
@@ -150,14 +150,14 @@ async function readTarget(context: RecordContext, credentialId?: string): Promis
 			(storageLimitMb > 0 ? storageLimitMb : DEFAULT_STORAGE_LIMIT_MB) * 1024 * 1024,
 		credentialId,
 	};
-	if (credentialId !== undefined) state.recordCredentials.set(credentialId, target);
+	if (credentialId !== undefined) state.credentials.set(credentialId, target);
 	return target;
 }
 
 /** The record credential, reused for a minute unless `fresh`. */
 export async function targetOf(context: RecordContext, fresh = false): Promise<RecordTarget> {
 	const credentialId = context.getNode().credentials?.[RECORD_CREDENTIAL]?.id ?? undefined;
-	const cached = credentialId === undefined ? undefined : state.recordCredentials.get(credentialId);
+	const cached = credentialId === undefined ? undefined : state.credentials.get(credentialId);
 	if (!fresh && cached !== undefined && Date.now() - cached.readAt < CREDENTIAL_REUSE_MS)
 		return cached;
 	return await readTarget(context, credentialId);
@@ -167,7 +167,7 @@ type CallOptions = { qs?: IDataObject; body?: IDataObject };
 
 /**
  * One call to n8n's public API with the record credential's key (read by targetOf, see
- * recordCredentials for why not httpRequestWithAuthentication, which reads the credential per call).
+ * state.credentials for why not httpRequestWithAuthentication, which reads the credential per call).
  */
 async function send(
 	context: RecordContext,
@@ -187,15 +187,20 @@ async function send(
 	});
 }
 
+/** Whether the key's last call failed (n8n's API refused it, limited it or did not answer). */
+export const lastCallFailed = (target: RecordTarget) => memoryOfKey(target).lastCallFailed;
+
 /**
- * Whether the record's last call failed: an index of such a record answers no longer (see
- * indexes.ts), so that a record that cannot be used (a revoked or expired key, the API switched
- * off) refuses deliveries before their run, as without the index.
+ * Whether the key may be taken to work without a call: its last call did not fail and it has not
+ * expired. A cache of the record (the once module's indexes) answers only for such a key, so that
+ * a record that cannot be used (a revoked or expired key, the API switched off) refuses work as
+ * its calls would.
  */
-export const lastCallFailed = (target: RecordTarget) => memoryOfRecord(target).lastCallFailed;
+export const keyUsable = (target: RecordTarget, now = Date.now()) =>
+	!lastCallFailed(target) && expiredAt(target.expiry, now) === undefined;
 
 /*
- * A record whose last write n8n refused for its data table size limit (RecordMemory.fullStorage):
+ * A record whose last write n8n refused for its data table size limit (KeyMemory.fullStorage):
  * a write n8n takes clears it; without one it is believed for FULL_BELIEVED_MS.
  */
 const FULL_BELIEVED_MS = 30_000;
@@ -205,9 +210,18 @@ const isSizeChecked = (method: IHttpRequestMethods, path: string) =>
 	(method === 'POST' || method === 'PATCH') && path.includes('/rows');
 
 /** n8n's words of its last size limit refusal of a write to this record, while believed. */
-export function storageFullMessage(target: RecordTarget, now = Date.now()): string | undefined {
-	const refusal = memoryOfRecord(target).fullStorage;
+function storageFullMessage(target: RecordTarget, now = Date.now()): string | undefined {
+	const refusal = memoryOfKey(target).fullStorage;
 	return refusal !== undefined && now - refusal.at < FULL_BELIEVED_MS ? refusal.message : undefined;
+}
+
+/**
+ * Throws n8n's size limit refusal while this process believes n8n's data table storage full
+ * (see storageFullMessage): for a caller that would otherwise do its work before its first write.
+ */
+export async function refuseWhileStorageFull(context: RecordContext): Promise<void> {
+	const full = storageFullMessage(await targetOf(context));
+	if (full !== undefined) throw recordError(context, full, 400, 'refused');
 }
 
 /** A call to n8n's public API for the record; throws a node error naming the real cause. */
@@ -218,7 +232,7 @@ export async function api(
 	path: string,
 	options: CallOptions = {},
 ): Promise<unknown> {
-	const memory = memoryOfRecord(target);
+	const memory = memoryOfKey(target);
 	let answered = false;
 	try {
 		const answer = await callWithRetries(context, target, method, path, options);
@@ -285,6 +299,6 @@ async function callWithRetries(
 			? `The record (n8n data table "${target.tableName}" at ${target.baseUrl}) could not be used: ${text}`
 			: `The record (n8n data table "${target.tableName}" at ${target.baseUrl}) answered ${failure.status}: ${failure.message}`;
 	if (isSizeChecked(method, path) && isSizeLimitFailure(message))
-		memoryOfRecord(target).fullStorage = { message, at: Date.now() };
+		memoryOfKey(target).fullStorage = { message, at: Date.now() };
 	throw recordError(context, message, failure.status, failure.kind);
 }
