@@ -30,9 +30,9 @@ export type { Begun, Ticket, Work } from './strategies';
 /**
  * "Was this already done?": the one module that decides it, for write backs and Send Once alike.
  * Four verbs (begin, finish, abandon, and for a write back the hand-over from its webhook call to
- * its run) over one store, the record: an n8n data table reached through n8n's API. Two
- * strategies (strategies.ts) answer the same verbs; strategyFor picks one at begin and the ticket
- * keeps it.
+ * its run) over one store, the record: an n8n data table reached through n8n's public API (see
+ * ../recordApi). Two strategies (strategies.ts) answer the same verbs; strategyFor picks one at
+ * begin and the ticket keeps it.
  */
 
 /**
