@@ -12,6 +12,7 @@ import type { Pool } from 'undici';
 import * as localModule from '../scripts/lib/local-setup';
 import * as runtimeModule from '../scripts/lib/n8n-runtime';
 import * as e2eHelpersModule from '../test/e2e/helpers';
+import * as queueHelpersModule from '../test/e2e/queue-helpers';
 import { DEFAULT_SIGNING_SECRET } from '../test/simulator';
 import { median, percentile } from './results';
 
@@ -94,6 +95,30 @@ const e2eHelpers = e2eHelpersModule as unknown as {
 export const writeBackPayload = e2eHelpers.writeBackPayload;
 
 export const sign = (rawBody: string) => e2eHelpers.sign(SECRET, rawBody);
+
+const { postSignedWithin } = queueHelpersModule as unknown as {
+	postSignedWithin: (
+		url: string,
+		payload: Record<string, unknown>,
+		options: { secret: string; timeoutMs: number },
+	) => Promise<{ status: number; json?: { status?: string } }>;
+};
+
+/**
+ * Posts a signed write back and waits up to 4 minutes for its answer, in words: the status and
+ * the answer's own status (`200 processed`), or `0` and why none came.
+ */
+export async function writeBackAnswer(
+	url: string,
+	payload: Record<string, unknown>,
+): Promise<string> {
+	try {
+		const res = await postSignedWithin(url, payload, { secret: SECRET, timeoutMs: 240_000 });
+		return `${res.status}${res.json?.status ? ` ${res.json.status}` : ''}`;
+	} catch (error) {
+		return `0 ${(error as Error).message}`;
+	}
+}
 
 export type BodyKind = 'writeBack' | 'writeBackNoKey' | 'lookup';
 

@@ -25,6 +25,7 @@ import {
 	packBaseline,
 	rt,
 	SECRET,
+	writeBackAnswer,
 	writeBackPayload,
 	x,
 } from './harness';
@@ -34,7 +35,7 @@ type Json = Record<string, any>;
 const qm: Json = queueModule;
 const local: Json = localModule;
 const { readFixture, SLOW_WRITE_BACK_TABLE }: Json = e2eHelpersModule;
-const { queueStateDir, postSignedWithin }: Json = queueHelpersModule;
+const { queueStateDir }: Json = queueHelpersModule;
 
 const ROUNDS = Number(process.env.BENCH_QUEUE_ROUNDS ?? '6') || 6;
 const DELIVERIES = 48;
@@ -154,17 +155,10 @@ describe('queue mode: the busy hour side by side with a baseline commit', () => 
 					for (let i = next++; i < count; i = next++) {
 						const key = `bench-${side}-${stamp}-${label}-${i}`;
 						const sent = performance.now();
-						let answer: string;
-						try {
-							const res = await postSignedWithin(
-								urls[side][i % 2],
-								writeBackPayload(key, `conv-${key}`, { slowMs: 0 }),
-								{ secret: SECRET, timeoutMs: 240_000 },
-							);
-							answer = `${res.status}${res.json?.status ? ` ${res.json.status}` : ''}`;
-						} catch (error) {
-							answer = `0 ${(error as Error).message}`;
-						}
+						const answer = await writeBackAnswer(
+							urls[side][i % 2],
+							writeBackPayload(key, `conv-${key}`, { slowMs: 0 }),
+						);
 						latencies.push(performance.now() - sent);
 						answers[answer] = (answers[answer] ?? 0) + 1;
 					}

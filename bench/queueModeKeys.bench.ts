@@ -14,14 +14,14 @@ import * as queueModule from '../scripts/lib/queue-mode';
 import * as localModule from '../scripts/lib/local-setup';
 import * as e2eHelpersModule from '../test/e2e/helpers';
 import * as queueHelpersModule from '../test/e2e/queue-helpers';
-import { log, rt, SECRET, writeBackPayload, x } from './harness';
+import { log, rt, writeBackAnswer, writeBackPayload, x } from './harness';
 import { recordSection, type Figure } from './results';
 
 type Json = Record<string, any>;
 const qm: Json = queueModule;
 const local: Json = localModule;
 const { readFixture, SLOW_WRITE_BACK_TABLE }: Json = e2eHelpersModule;
-const { queueStateDir, postSignedWithin, stackCpuMs }: Json = queueHelpersModule;
+const { queueStateDir, stackCpuMs }: Json = queueHelpersModule;
 
 const SLOW_WRITE_BACK: Json = readFixture('write-back-slow.json');
 const ROUNDS = 3;
@@ -70,16 +70,7 @@ describe('queue mode: the busy hour with and without idempotency keys', () => {
 						const payload = writeBackPayload(key, `conv-${key}`, { slowMs: 0 });
 						if (!withKeys) delete payload.idempotencyKey;
 						const sent = Date.now();
-						let answer: string;
-						try {
-							const res = await postSignedWithin(hooks[i % 2], payload, {
-								secret: SECRET,
-								timeoutMs: 240_000,
-							});
-							answer = `${res.status}${res.json?.status ? ` ${res.json.status}` : ''}`;
-						} catch (error) {
-							answer = `0 ${(error as Error).message}`;
-						}
+						const answer = await writeBackAnswer(hooks[i % 2], payload);
 						latencies.push(Date.now() - sent);
 						answers[answer] = (answers[answer] ?? 0) + 1;
 					}

@@ -38,6 +38,7 @@ import {
 } from './one-process';
 
 const {
+	EXAMPLE_3_ADA,
 	postSigned,
 	npmRunCall,
 	report,
@@ -51,14 +52,7 @@ const stack = oneProcessStack;
 const stateDir = oneProcessStateDir;
 
 describe('trigger endpoints with signed requests (undici)', () => {
-	const ada = {
-		email: 'ada@example.com',
-		firstName: 'Ada',
-		lastName: 'Lovelace',
-		customerId: 'CUST-1815',
-		tier: 'gold',
-		phone: '+441632960815',
-	};
+	const ada = EXAMPLE_3_ADA;
 
 	test('npm run call: the printed commands play the service against each active example', async () => {
 		const lookup = await npmRunCall(stateDir(), 'lookup');

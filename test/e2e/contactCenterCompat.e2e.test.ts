@@ -39,6 +39,7 @@ import {
 
 const { evaluateMetric, METRIC_ENDPOINTS }: Json = metricsModule;
 const {
+	EXAMPLE_3_ADA,
 	postSigned,
 	report,
 	triggerReportOf,
@@ -275,14 +276,7 @@ describe('token refresh after the service expires its tokens', () => {
 });
 
 describe('trigger endpoints with signed requests (undici)', () => {
-	const ada = {
-		email: 'ada@example.com',
-		firstName: 'Ada',
-		lastName: 'Lovelace',
-		customerId: 'CUST-1815',
-		tier: 'gold',
-		phone: '+441632960815',
-	};
+	const ada = EXAMPLE_3_ADA;
 
 	test('lookup: 200 with the attributes the workflow found', async () => {
 		const res = await postSigned(

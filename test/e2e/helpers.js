@@ -240,7 +240,18 @@ const SLOW_WRITE_BACK_TABLE = {
 	],
 };
 
+/** Ada, as the stand-in CRM of examples/3-crm-lookup.json holds her: what a lookup of her email answers. */
+const EXAMPLE_3_ADA = Object.freeze({
+	email: 'ada@example.com',
+	firstName: 'Ada',
+	lastName: 'Lovelace',
+	customerId: 'CUST-1815',
+	tier: 'gold',
+	phone: '+441632960815',
+});
+
 module.exports = {
+	EXAMPLE_3_ADA,
 	SLOW_WRITE_BACK_TABLE,
 	errorWorkflowMessages,
 	triggerReportOf,

@@ -8,6 +8,7 @@
  */
 import * as helpersModule from '../helpers';
 import * as panelModule from '../nodes-panel';
+import { signInForBlock } from './signedIn';
 
 type Json = Record<string, any>;
 const panel: Json = panelModule;
@@ -106,15 +107,7 @@ export function describeNodesPanel(session: () => Json): void {
 
 		const log = (line: string) => report(`[e2e nodes panel] ${line}`);
 
-		beforeAll(async () => {
-			const editor = session();
-			({ instance, cookie } = editor);
-			page = await editor.signedInPage();
-		}, 300_000);
-
-		afterAll(async () => {
-			await page?.browserContext().close();
-		}, 120_000);
+		signInForBlock(session, (signedIn) => ({ instance, cookie, page } = signedIn));
 
 		/** 1-based place of the Contact Center entry among the listed results, 0 when not listed. */
 		const placeOf = (results: string[]) => results.indexOf(ENTRY) + 1;

@@ -14,6 +14,7 @@ import * as dialogModule from '../credential-dialog';
 import * as helpersModule from '../helpers';
 import * as panelModule from '../nodes-panel';
 import * as textsModule from '../panel-texts';
+import { signInForBlock } from './signedIn';
 
 type Json = Record<string, any>;
 const rt: Json = runtimeModule;
@@ -39,15 +40,7 @@ export function describePanelTexts(session: () => Json): void {
 
 		const log = (line: string) => report(`[e2e panel texts] ${line}`);
 
-		beforeAll(async () => {
-			const editor = session();
-			({ instance, cookie } = editor);
-			page = await editor.signedInPage();
-		}, 300_000);
-
-		afterAll(async () => {
-			await page?.browserContext().close();
-		}, 120_000);
+		signInForBlock(session, (signedIn) => ({ instance, cookie, page } = signedIn));
 
 		/** Every notice shown now: at most two lines each. */
 		async function expectShortNotices(where: string, atLeast: number) {

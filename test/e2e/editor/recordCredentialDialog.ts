@@ -12,6 +12,7 @@ import * as dialogModule from '../credential-dialog';
 import * as helpersModule from '../helpers';
 import * as panelModule from '../nodes-panel';
 import * as textsModule from '../panel-texts';
+import { signInForBlock } from './signedIn';
 
 type Json = Record<string, any>;
 const rt: Json = runtimeModule;
@@ -45,15 +46,7 @@ export function describeRecordCredentialDialog(session: () => Json): void {
 
 		const log = (line: string) => report(`[e2e record credential dialog] ${line}`);
 
-		beforeAll(async () => {
-			const editor = session();
-			({ instance, cookie } = editor);
-			page = await editor.signedInPage();
-		}, 300_000);
-
-		afterAll(async () => {
-			await page?.browserContext().close();
-		}, 120_000);
+		signInForBlock(session, (signedIn) => ({ instance, cookie, page } = signedIn));
 
 		/** An API key of the owner with every scope, as n8n's "Create API Key" dialog makes it with Scopes All. */
 		const createOwnerKey = async (expiresAt: number | null) =>
