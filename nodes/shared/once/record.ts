@@ -42,7 +42,7 @@ import {
  * the piece of work (an idempotency key, a message's send once key).
  */
 
-export type ClaimResult =
+type ClaimResult =
 	/**
 	 * `claimId`: the claim's row, to pass to finish. `abandonedAt`: an earlier claim of the key
 	 * was left by a process that stopped (see decideClaim).

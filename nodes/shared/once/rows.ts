@@ -14,7 +14,7 @@ export const RECORD_COLUMNS = [
 	{ name: 'detail', type: 'string' },
 ] as const;
 
-export type RecordState = 'running' | 'done';
+type RecordState = 'running' | 'done';
 
 export interface RecordRow {
 	id: number;
@@ -50,7 +50,7 @@ export type CheckResult =
 	| { state: 'running'; since: number }
 	| { state: 'free' };
 
-export type ClaimDecision =
+type ClaimDecision =
 	/** `abandonedAt`: when the latest claim older than the claim window was taken (its process died). */
 	| { state: 'claimed'; abandonedAt?: number }
 	| Exclude<CheckResult, { state: 'free' }>

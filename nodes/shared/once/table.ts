@@ -86,7 +86,7 @@ async function createTable(
 }
 
 /** The record's data table, created with its columns when it does not exist yet. */
-export async function tableOf(
+async function tableOf(
 	context: RecordContext,
 	target: RecordTarget,
 	{ lookUpAgain = false } = {},

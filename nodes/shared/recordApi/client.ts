@@ -32,7 +32,7 @@ import {
  */
 
 export const RECORD_CREDENTIAL = 'contactCenterRecordApi';
-export const RECORD_CREDENTIAL_DISPLAY_NAME = 'Contact Center Record API';
+const RECORD_CREDENTIAL_DISPLAY_NAME = 'Contact Center Record API';
 
 export type RecordContext = IExecuteFunctions | IWebhookFunctions | IHookFunctions;
 
@@ -111,7 +111,7 @@ export interface RecordTarget {
 }
 
 /** n8n's default N8N_DATA_TABLES_MAX_SIZE_BYTES, in MB (@n8n/config's DataTableConfig). */
-export const DEFAULT_STORAGE_LIMIT_MB = 200;
+const DEFAULT_STORAGE_LIMIT_MB = 200;
 
 /** How long a record credential read is reused without reading it again. */
 const CREDENTIAL_REUSE_MS = 60_000;

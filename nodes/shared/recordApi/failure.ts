@@ -162,7 +162,7 @@ export const DEFAULT_RECORD_TIMING = {
 	pendingRetryMs: 5_000,
 } as const;
 
-export type RecordTiming = { -readonly [name in keyof typeof DEFAULT_RECORD_TIMING]: number };
+type RecordTiming = { -readonly [name in keyof typeof DEFAULT_RECORD_TIMING]: number };
 
 export const recordTiming: RecordTiming = { ...DEFAULT_RECORD_TIMING };
 
