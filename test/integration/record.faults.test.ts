@@ -68,6 +68,24 @@ describe('the record when n8n API writes do not go through', () => {
 		await waitFor(() => running().length === 1);
 	});
 
+	test('a claim that finds the key held while its own row cannot be deleted: it answers running, this process ignores its row at once and deletes it once the API takes it', async () => {
+		recordApiForTests.setTiming({ retryBudgetMs: 400, pendingRetryMs: 100 });
+		const results: unknown[] = [];
+		await withRecord(async (context) => {
+			results.push((await record.begin(context, 'held', 'message-1')).state);
+			fixture.api.setFaults(({ operation }) =>
+				operation === 'deleteRows' ? { status: 503 } : undefined,
+			);
+			results.push((await record.begin(context, 'held', 'message-1')).state);
+			results.push((await record.check(context, 'held', 'message-1')).state);
+		});
+		expect(results).toEqual(['claimed', 'running', 'running']);
+		const running = () => runningRowsOf('held|message-1');
+		expect(running()).toHaveLength(2);
+		fixture.api.setFaults(undefined);
+		await waitFor(() => running().length === 1);
+	});
+
 	test('work done whose done row is refused counts as done in this process at once, and its row is written once the API takes it', async () => {
 		recordApiForTests.setTiming({ retryBudgetMs: 500, pendingRetryMs: 100 });
 		const results: unknown[] = [];

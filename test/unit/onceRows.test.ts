@@ -2,10 +2,10 @@ import {
 	DEFAULT_RECORD_WINDOWS,
 	anyIdFilter,
 	anyKeyFilter,
+	filterOf,
 	rowKeyOf,
 	decideClaim,
 	decideRead,
-	keyFilter,
 	latestDone,
 	ownClaimRows,
 	rowsOf,
@@ -107,14 +107,18 @@ describe('rowsOf', () => {
 describe('filters', () => {
 	test('one piece of work is one row key: scope and key together', () => {
 		expect(rowKeyOf('writeBack:hook', 'key-1')).toBe('writeBack:hook|key-1');
-		expect(keyFilter('s|k', 'running')).toEqual({
+		expect(
+			filterOf([
+				['recordKey', 'eq', 's|k'],
+				['detail', 'eq', 'claim:1'],
+			]),
+		).toEqual({
 			type: 'and',
 			filters: [
 				{ columnName: 'recordKey', condition: 'eq', value: 's|k' },
-				{ columnName: 'state', condition: 'eq', value: 'running' },
+				{ columnName: 'detail', condition: 'eq', value: 'claim:1' },
 			],
 		});
-		expect(keyFilter('s|k').filters).toHaveLength(1);
 	});
 
 	test('a batch reads or deletes any of its keys or ids', () => {

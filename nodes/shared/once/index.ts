@@ -32,7 +32,8 @@ export type { Begun, Ticket, Work } from './strategies';
  * Four verbs (begin, finish, abandon, and for a write back the hand-over from its webhook call to
  * its run) over one store, the record: an n8n data table reached through n8n's public API (see
  * ../recordApi). Two strategies (strategies.ts) answer the same verbs; strategyFor picks one at
- * begin and the ticket keeps it.
+ * begin and the ticket keeps it (a write back's run started again after a crash, without a
+ * ticket, takes a one-process one: see takeInRun).
  */
 
 /**
@@ -120,15 +121,16 @@ export const once = {
 		const handed =
 			sharedTable.ticketHandedWith(item, work) ?? oneProcess.ticketHandedWith(item, work);
 		if (handed !== undefined) return { ticket: handed };
-		if (!holdHere(work)) return { skip: 'is running' };
+		const hold = holdHere(work);
+		if (hold === undefined) return { skip: 'is running' };
 		let keepHold = false;
 		try {
 			const found = await record.check(context, work.scope, work.key, windowsOf(work));
 			if (found.state === 'done') return { skip: 'was processed' };
 			keepHold = true;
-			return { ticket: { work, strategy: oneProcess } };
+			return { ticket: { work, hold, strategy: oneProcess } };
 		} finally {
-			if (!keepHold) releaseHold(work);
+			if (!keepHold) releaseHold(hold);
 		}
 	},
 

@@ -27,7 +27,6 @@ import {
 	deleteInBackground,
 	deleteRow,
 	deleteRowsWhere,
-	deleteRunningRows,
 	insertRow,
 	keepTrying,
 	markRowDone,
@@ -171,7 +170,13 @@ async function claimOnce(
 		const decision = decideClaim(rows, ownId, now, windows);
 		decided = true;
 		if (decision.state === 'lost') return 'lost';
-		if (decision.state !== 'claimed') await deleteRow(context, table, ownId);
+		if (decision.state !== 'claimed') {
+			// The decision stands: a row whose delete fails is left out and deleted in the background.
+			const dropOwn = async () => await deleteRow(context, table, ownId);
+			await dropOwn().catch(() =>
+				deleteInBackground(context, table, `claim of ${rowKey} not taken`, dropOwn, ownId),
+			);
+		}
 		pruneNowAndThen(context, now);
 		if (decision.state === 'claimed') return { ...decision, claimId: ownId };
 		return decision;
@@ -270,7 +275,7 @@ export const record = {
 	): Promise<void> {
 		await onTable(context, async (table) => {
 			const updatesClaim = claimId !== undefined && detail === '';
-			if (updatesClaim && (await markRowDone(context, table, claimId, detail))) return;
+			if (updatesClaim && (await markRowDone(context, table, claimId))) return;
 			const rowKey = rowKeyOf(scope, key);
 			const row = { scope, recordKey: rowKey, state: 'done' as const, stateAt: Date.now(), detail };
 			await insertRow(context, table, row, gather);
@@ -314,20 +319,19 @@ export const record = {
 	},
 
 	/**
-	 * Gives the key up (the work failed): its claim's row (`claimId`) is deleted, or without one
-	 * every `running` row of the key, so the next attempt may run it at once. When n8n's API does
-	 * not take the delete of a claim's row, this process leaves the row out of its decisions at
-	 * once and deletes it in the background (another process sees the claim until then).
+	 * Gives the key up (the work failed): its claim's row (`claimId`) is deleted, so the next
+	 * attempt may run it at once. When n8n's API does not take the delete, this process leaves the
+	 * row out of its decisions at once and deletes it in the background (another process sees the
+	 * claim until then).
 	 */
 	async abandon(
 		context: RecordContext,
 		scope: string,
 		key: string,
-		claimId?: number,
+		claimId: number,
 	): Promise<void> {
 		const rowKey = rowKeyOf(scope, key);
 		await onTable(context, async (table) => {
-			if (claimId === undefined) return await deleteRunningRows(context, table, rowKey);
 			const deleteClaim = async () => await deleteRow(context, table, claimId);
 			const failure = await deleteClaim().then(
 				() => undefined,

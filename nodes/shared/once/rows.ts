@@ -54,7 +54,7 @@ type ClaimDecision =
 	/** `abandonedAt`: when the latest claim older than the claim window was taken (its process died). */
 	| { state: 'claimed'; abandonedAt?: number }
 	| Exclude<CheckResult, { state: 'free' }>
-	/** Our own row is gone (a failed run released the key meanwhile): claim again. */
+	/** Our own row is gone (deleted meanwhile, e.g. by hand): claim again. */
 	| { state: 'lost' };
 
 /** Rows as the API returned them; anything not shaped like a row is left out. */
@@ -183,12 +183,6 @@ export function filterOf(
  * of them) finds exactly one piece of work's rows.
  */
 export const rowKeyOf = (scope: string, key: string) => `${scope}|${key}`;
-
-export const keyFilter = (rowKey: string, state?: RecordState) =>
-	filterOf([
-		['recordKey', 'eq', rowKey],
-		...(state === undefined ? [] : [['state', 'eq', state] as [string, Condition, unknown]]),
-	]);
 
 /** Rows of any of these row keys (one request for a batch of deliveries). */
 export const anyKeyFilter = (rowKeys: string[]): RecordFilter => ({

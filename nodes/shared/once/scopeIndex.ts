@@ -47,7 +47,12 @@ export class ScopeIndex {
 
 	private readId = 0;
 
-	/** Ids past readId of the rows this process inserted into the table (any scope). */
+	/**
+	 * Ids past readId of the rows this process inserted into the table (any scope), at most
+	 * MOST_INSERTED_AHEAD: an index whose scope gets no work (so no read) while other scopes'
+	 * rows are written would otherwise keep every id. Dropping them only makes the next read ask
+	 * for rows from readId.
+	 */
 	private readonly insertedAhead = new Set<number>();
 
 	/** `startedAt`: when the load began (ms since the epoch). Rows of other scopes are ignored. */
@@ -117,7 +122,10 @@ export class ScopeIndex {
 
 	/** A row this process inserted into the table, of this scope or another. */
 	inserted(row: RecordRow): void {
-		if (row.id > this.readId) this.insertedAhead.add(row.id);
+		if (row.id > this.readId) {
+			if (this.insertedAhead.size >= MOST_INSERTED_AHEAD) this.insertedAhead.clear();
+			this.insertedAhead.add(row.id);
+		}
 		this.put(row);
 	}
 
@@ -132,11 +140,6 @@ export class ScopeIndex {
 	/** Rows this process deleted by their ids. */
 	deleted(ids: number[]): void {
 		for (const id of ids) this.forgetRunning(id);
-	}
-
-	/** This process deleted every `running` row of a key. */
-	deletedRunning(recordKey: string): void {
-		for (const id of [...(this.runningIdsByKey.get(recordKey) ?? [])]) this.forgetRunning(id);
 	}
 
 	/**
@@ -176,10 +179,11 @@ export class ScopeIndex {
 		this.runningIdsByKey.set(row.recordKey, ids);
 	}
 
+	/** A row of this scope's that is no longer `running`; ids of rows it does not hold are ignored. */
 	private forgetRunning(id: number): void {
-		if (id > this.readId) this.changedAhead.add(id);
 		const row = this.running.get(id);
 		if (row === undefined) return;
+		if (id > this.readId) this.changedAhead.add(id);
 		this.running.delete(id);
 		this.runningPutAt.delete(id);
 		const ids = this.runningIdsByKey.get(row.recordKey);
@@ -199,6 +203,8 @@ export class ScopeIndex {
 		for (const [id, row] of this.running) if (row.stateAt < oldest) this.forgetRunning(id);
 	}
 }
+
+const MOST_INSERTED_AHEAD = 10_000;
 
 /** How often an index drops the rows past the retention (it also ignores them in between). */
 export const SWEEP_EVERY_MS = 60 * 60 * 1000;

@@ -1,6 +1,7 @@
 import type { RecordTarget } from '../recordApi';
 import type { Lane } from './batches';
 import type { ScopeIndex } from './scopeIndex';
+import type { Hold } from './strategies';
 
 /**
  * Everything the once module keeps in this n8n process's memory, in one place. None of it has to
@@ -34,10 +35,10 @@ export const state = {
 	lanes: new Map<string, Lane>(),
 	/** Work done whose `done` row n8n's API has not taken yet, by row key: counts as done here. */
 	pendingDone: new Map<string, { at: number; detail: string }>(),
-	/** The work this process is doing now, by row key, and since when (see strategies.ts). */
+	/** Holds: the work this process is handling now, by row key, and since when (see strategies.ts). */
 	holds: new Map<string, number>(),
-	/** Items this process's webhook calls handed to their runs (see strategies.ts). */
-	receivedHere: new WeakSet<object>(),
+	/** Items this process's webhook calls handed to their runs, with the hold if any (see strategies.ts). */
+	receivedHere: new WeakMap<object, Hold | undefined>(),
 	/** Whether a production run of this process was found where its call was received. */
 	productionRunsStayHere: false,
 };

@@ -21,10 +21,14 @@ export interface Work {
 	retentionMs?: number;
 }
 
-/** Work this caller has begun, under the strategy that began it; `claimId`: its claim's row, if any. */
+/**
+ * Work this caller has begun, under the strategy that began it: `claimId`, its claim's row (the
+ * shared table); `hold`, its hold in this process's memory (one process).
+ */
 export interface Ticket {
 	readonly work: Work;
 	readonly claimId?: number;
+	readonly hold?: Hold;
 	readonly strategy: Strategy;
 }
 
@@ -57,28 +61,37 @@ export const windowsOf = (work: Work): RecordWindows =>
 		: { ...DEFAULT_RECORD_WINDOWS, retentionMs: work.retentionMs };
 
 /*
- * Holds: the work this n8n process is handling right now, by row key, from its begin until it is
- * finished or abandoned (state.holds). In the one-process strategy a hold replaces the claim row in
- * the record, so a new delivery costs one insert there instead of an insert, a read and an update;
- * in the shared-table strategy it keeps a second call of this process from slipping past a claim
- * before its row is written. A hold lapses like a claim row: a run that never ends blocks
- * redeliveries no longer.
+ * Holds: the work this n8n process is handling right now, by row key (state.holds). In the
+ * one-process strategy a hold lasts from its begin until the work is finished or abandoned and
+ * replaces the claim row in the record, so a new delivery costs one insert there instead of an
+ * insert, a read and an update; in the shared-table strategy it lasts while the claim is decided
+ * and keeps a second call of this process from slipping past a claim before its row is written.
+ * A hold lapses like a claim row: a run that never ends blocks redeliveries no longer.
  */
 const HOLD_LAPSE_MS = DEFAULT_RECORD_WINDOWS.claimMs;
 
-/** Holds the work for the caller unless a live hold of this process has it. */
-export function holdHere(work: Work, now = Date.now()): boolean {
+export interface Hold {
+	rowKey: string;
+	since: number;
+}
+
+/** Holds the work for the caller unless a live hold of this process has it: the hold, or undefined. */
+export function holdHere(work: Work, now = Date.now()): Hold | undefined {
 	for (const [key, since] of state.holds) {
 		if (since > now - HOLD_LAPSE_MS) break;
 		state.holds.delete(key);
 	}
 	const rowKey = rowKeyOf(work.scope, work.key);
-	if (state.holds.has(rowKey)) return false;
+	if (state.holds.has(rowKey)) return undefined;
 	state.holds.set(rowKey, now);
-	return true;
+	return { rowKey, since: now };
 }
 
-export const releaseHold = (work: Work) => void state.holds.delete(rowKeyOf(work.scope, work.key));
+/** Releases a hold, unless it lapsed and another call holds the work now. */
+export function releaseHold(hold: Hold | undefined): void {
+	if (hold !== undefined && state.holds.get(hold.rowKey) === hold.since)
+		state.holds.delete(hold.rowKey);
+}
 
 /** Another call of this process holds the work: done long ago, or running now. */
 const heldByAnother = (found: CheckResult): Begun =>
@@ -110,18 +123,19 @@ export const oneProcess: Strategy = {
 		await refuseWhileStorageFull(context);
 		const check = async () =>
 			await record.checkKnownScope(context, work.scope, work.key, windowsOf(work));
-		if (!holdHere(work)) return heldByAnother(await check());
+		const hold = holdHere(work);
+		if (hold === undefined) return heldByAnother(await check());
 		let begun: Begun = { state: 'running' };
 		try {
 			const found = await check();
 			begun =
 				found.state === 'free'
-					? { state: 'claimed', ticket: { work, strategy: oneProcess } }
+					? { state: 'claimed', ticket: { work, hold, strategy: oneProcess } }
 					: found;
 			return begun;
 		} finally {
 			// Kept until the work is finished or abandoned.
-			if (begun.state !== 'claimed') releaseHold(work);
+			if (begun.state !== 'claimed') releaseHold(hold);
 		}
 	},
 	async finish(context, ticket, detail, whenRecordFails) {
@@ -129,17 +143,19 @@ export const oneProcess: Strategy = {
 			const gather = { ms: 15, upToMs: 60, until: state.holds.size };
 			await writeDone(context, ticket, detail, whenRecordFails, gather);
 		} finally {
-			releaseHold(ticket.work);
+			releaseHold(ticket.hold);
 		}
 	},
 	async abandon(_context, ticket) {
-		releaseHold(ticket.work);
+		releaseHold(ticket.hold);
 	},
-	handToRun() {
-		// The item itself is the sign: see runsStayHere.
+	handToRun(item, ticket) {
+		// The item itself is the sign (see runsStayHere); the run finishes under the same hold.
+		state.receivedHere.set(item.json, ticket.hold);
 	},
 	ticketHandedWith(item, work) {
-		return state.receivedHere.has(item.json) ? { work, strategy: oneProcess } : undefined;
+		if (!state.receivedHere.has(item.json)) return undefined;
+		return { work, hold: state.receivedHere.get(item.json), strategy: oneProcess };
 	},
 };
 
@@ -163,7 +179,8 @@ export const CLAIM_ID_FIELD = 'contactCenterClaimId';
  */
 export const sharedTable: Strategy = {
 	async begin(context, work, gather) {
-		if (!holdHere(work))
+		const hold = holdHere(work);
+		if (hold === undefined)
 			return heldByAnother(await record.check(context, work.scope, work.key, windowsOf(work)));
 		try {
 			const claim = await record.begin(context, work.scope, work.key, windowsOf(work), gather);
@@ -171,14 +188,15 @@ export const sharedTable: Strategy = {
 			const ticket = { work, claimId: claim.claimId, strategy: sharedTable };
 			return { state: 'claimed', ticket, abandonedAt: claim.abandonedAt };
 		} finally {
-			releaseHold(work);
+			releaseHold(hold);
 		}
 	},
 	async finish(context, ticket, detail, whenRecordFails) {
 		await writeDone(context, ticket, detail, whenRecordFails, FINISHES_WITH_DETAIL);
 	},
 	async abandon(context, ticket) {
-		await record.abandon(context, ticket.work.scope, ticket.work.key, ticket.claimId);
+		if (ticket.claimId !== undefined)
+			await record.abandon(context, ticket.work.scope, ticket.work.key, ticket.claimId);
 	},
 	handToRun(item, ticket) {
 		if (ticket.claimId !== undefined) item[CLAIM_ID_FIELD] = ticket.claimId;
@@ -206,7 +224,7 @@ export const sharedTable: Strategy = {
 export const runsStayHere = () => state.productionRunsStayHere;
 
 export const markReceivedHere = (item: INodeExecutionData) =>
-	void state.receivedHere.add(item.json);
+	void state.receivedHere.set(item.json, undefined);
 
 /** Learns from a production run's input item whether runs stay here (see runsStayHere). */
 export function learnWhereRunsStay(item: INodeExecutionData): void {

@@ -17,7 +17,6 @@ import {
 	RECORD_COLUMNS,
 	anyIdFilter,
 	anyKeyFilter,
-	keyFilter,
 	rowsOf,
 	type RecordFilter,
 	type RecordRow,
@@ -39,16 +38,14 @@ type RowChange =
 	| { kind: 'inserted'; rows: RecordRow[] }
 	/** Rows turned `done`, as n8n returned them. */
 	| { kind: 'updated'; rows: RecordRow[] }
-	| { kind: 'deleted'; ids: number[] }
-	| { kind: 'deletedRunning'; recordKey: string };
+	| { kind: 'deleted'; ids: number[] };
 
 /** Tells the indexes of the table's scopes of a change this process made to its rows. */
 function changed(table: Table, change: RowChange) {
 	for (const index of memoryOfTable(table).scopeIndexes.values()) {
 		if (change.kind === 'inserted') for (const row of change.rows) index.inserted(row);
 		else if (change.kind === 'updated') index.updated(change.rows);
-		else if (change.kind === 'deleted') index.deleted(change.ids);
-		else index.deletedRunning(change.recordKey);
+		else index.deleted(change.ids);
 	}
 }
 
@@ -234,21 +231,20 @@ export async function insertRow(
 }
 
 /**
- * Turns rows `done` by id (one update for the process's concurrent calls with the same detail);
- * resolves with whether the row was still there.
+ * Turns a claim's row `done` by id, its detail (the claim's token) cleared: one update for the
+ * process's concurrent calls. Resolves with whether the row was still there.
  */
 export async function markRowDone(
 	context: RecordContext,
 	table: Table,
 	id: number,
-	detail: string,
 ): Promise<boolean> {
-	return await inBatch(laneOf(`done ${detail}`, table), id, async (ids) => {
+	return await inBatch(laneOf('done', table), id, async (ids) => {
 		const rows = rowsOf(
 			await api(context, table.target, 'PATCH', `${rowsPath(table)}/update`, {
 				body: {
 					filter: anyIdFilter([...new Set(ids)]),
-					data: { state: 'done', stateAt: Date.now(), detail },
+					data: { state: 'done', stateAt: Date.now(), detail: '' },
 					returnData: true,
 				},
 			}),
@@ -258,7 +254,10 @@ export async function markRowDone(
 	});
 }
 
-/** Deletes the rows a filter finds, without telling anyone (rows no decision reads any more). */
+/**
+ * Deletes the rows a filter finds without telling the indexes: rows past the retention, which they
+ * drop by themselves, or a failed claim's rows, which at most make an index read their key again.
+ */
 export async function deleteRowsWhere(context: RecordContext, table: Table, filter: RecordFilter) {
 	await api(context, table.target, 'DELETE', `${rowsPath(table)}/delete`, {
 		qs: { filter: JSON.stringify(filter) },
@@ -277,12 +276,6 @@ export async function deleteRow(context: RecordContext, table: Table, id: number
 		},
 		gather,
 	);
-}
-
-/** Deletes every `running` row of a row key. */
-export async function deleteRunningRows(context: RecordContext, table: Table, recordKey: string) {
-	await deleteRowsWhere(context, table, keyFilter(recordKey, 'running'));
-	changed(table, { kind: 'deletedRunning', recordKey });
 }
 
 /**

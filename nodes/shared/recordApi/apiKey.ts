@@ -61,7 +61,7 @@ export function formatExpiry(at: number): string {
 	return `${new Date(at).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
-/** "in 3 days", "in 5 hours", "today" (whole units, rounded down). */
+/** "in 3 days", "in 5 hours", "within the hour" (whole units, rounded down). */
 export function timeUntil(at: number, now: number): string {
 	const ms = at - now;
 	if (ms >= DAY_MS) {

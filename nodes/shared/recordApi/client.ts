@@ -31,7 +31,7 @@ import {
  * n8n's public API with retries, and errors that name the real cause.
  */
 
-export const RECORD_CREDENTIAL = 'contactCenterRecordApi';
+const RECORD_CREDENTIAL = 'contactCenterRecordApi';
 const RECORD_CREDENTIAL_DISPLAY_NAME = 'Contact Center Record API';
 
 export type RecordContext = IExecuteFunctions | IWebhookFunctions | IHookFunctions;
@@ -166,8 +166,8 @@ export async function targetOf(context: RecordContext, fresh = false): Promise<R
 type CallOptions = { qs?: IDataObject; body?: IDataObject };
 
 /**
- * One call to n8n's public API with the record credential's key (read by targetOf, see
- * state.credentials for why not httpRequestWithAuthentication, which reads the credential per call).
+ * One call to n8n's public API with the record credential's key, read by targetOf (see above why
+ * not httpRequestWithAuthentication, which reads the credential per call).
  */
 async function send(
 	context: RecordContext,

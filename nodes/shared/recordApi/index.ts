@@ -30,7 +30,7 @@ export {
 	type RecordContext,
 	type RecordTarget,
 } from './client';
-export { DEFAULT_RECORD_TIMING, isSizeLimitFailure, recordTiming } from './failure';
+export { DEFAULT_RECORD_TIMING, recordTiming } from './failure';
 export { testRecordCredential } from './credentialTest';
 export { warnIfStorageNearlyFull } from './storage';
 
