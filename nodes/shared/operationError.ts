@@ -8,7 +8,11 @@ type Options = ConstructorParameters<typeof NodeOperationError>[2];
  * refused the connection - perhaps it is offline", which would hide which call failed and where;
  * the messages made here already say that, with the code.
  */
-export function operationError(node: INode, message: string, options?: Options): NodeOperationError {
+export function operationError(
+	node: INode,
+	message: string,
+	options?: Options,
+): NodeOperationError {
 	const error = new NodeOperationError(node, message, options);
 	error.message = message;
 	return error;

@@ -3,7 +3,10 @@ import { otherProcessReserving, reservationBeingWritten, reservationLeft } from 
 
 describe('ports picked for local n8n processes', () => {
 	it('are never handed to two processes of the project at once, and come back (no file left) when the holder ends', async () => {
-		const other = (await otherProcessReserving(40)) as { ports: number[]; end: () => Promise<void> };
+		const other = (await otherProcessReserving(40)) as {
+			ports: number[];
+			end: () => Promise<void>;
+		};
 		try {
 			expect(new Set(other.ports).size).toBe(40);
 			for (const port of other.ports) expect(reservePort(port)).toBe(false);
