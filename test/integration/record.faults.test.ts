@@ -6,7 +6,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { record } from '../../nodes/shared/once/record';
 import { recordApiForTests } from '../../nodes/shared/recordApi';
-import { recordRows, runWithRecord, useRecordApi, waitFor } from './recordFaults';
+import { RECORD_TABLE, recordRows, runWithRecord, useRecordApi, waitFor } from './recordFaults';
 
 const fixture = useRecordApi();
 
@@ -115,5 +115,54 @@ describe('the record when n8n API writes do not go through', () => {
 				(row) => row.recordKey === 'late|event-1' && row.state === 'done',
 			),
 		);
+	});
+});
+
+describe("the record's rows past the longest retention (72 hours)", () => {
+	test('are removed by a check at most an hour after the last removal; younger rows stay', async () => {
+		const HOUR = 60 * 60 * 1000;
+		const startedAt = Date.now();
+		await withRecord(async (context) => {
+			await record.check(context, 'aged', 'first');
+		});
+		const later = startedAt + 2 * HOUR;
+		fixture.api.addRows(
+			RECORD_TABLE,
+			[
+				{
+					scope: 'aged',
+					recordKey: 'aged|73h',
+					state: 'done',
+					stateAt: later - 73 * HOUR,
+					detail: '',
+				},
+				{
+					scope: 'aged',
+					recordKey: 'aged|71h',
+					state: 'done',
+					stateAt: later - 71 * HOUR,
+					detail: '',
+				},
+			],
+			fixture.apiKey,
+		);
+		const agedKeys = () =>
+			recordRows(fixture.api, fixture.apiKey)
+				.filter((row) => row.scope === 'aged')
+				.map((row) => row.recordKey);
+		await withRecord(async (context) => {
+			await record.check(context, 'aged', 'within the hour');
+		});
+		expect(agedKeys()).toEqual(['aged|73h', 'aged|71h']);
+		const clock = jest.spyOn(Date, 'now').mockReturnValue(later);
+		try {
+			await withRecord(async (context) => {
+				await record.check(context, 'aged', 'two hours later');
+			});
+		} finally {
+			clock.mockRestore();
+		}
+		await waitFor(() => agedKeys().length === 1);
+		expect(agedKeys()).toEqual(['aged|71h']);
 	});
 });

@@ -84,23 +84,20 @@ async function checkKey(
 	const pending = pendingDoneOf(rowKey);
 	if (pending !== undefined) return pending;
 	const now = Date.now();
-	const found = await onTable(context, async (table) => await decide(table, rowKey, now));
-	pruneNowAndThen(context, now);
-	return found;
+	return await onTable(context, async (table) => {
+		const found = await decide(table, rowKey, now);
+		pruneNowAndThen(context, table, now);
+		return found;
+	});
 }
 
 /** Removes rows past the longest retention any user of the table may ask for. */
-function pruneNowAndThen(context: RecordContext, now: number) {
-	void onTable(context, async (table) => {
-		const memory = memoryOfTable(table);
-		if (now - memory.lastPrunedAt < PRUNE_EVERY_MS) return;
-		memory.lastPrunedAt = now;
-		await deleteRowsWhere(
-			context,
-			table,
-			filterOf([['stateAt', 'lt', now - MAX_RECORD_RETENTION_MS]]),
-		);
-	}).catch((error: Error) => {
+function pruneNowAndThen(context: RecordContext, table: Table, now: number) {
+	const memory = memoryOfTable(table);
+	if (now - memory.lastPrunedAt < PRUNE_EVERY_MS) return;
+	memory.lastPrunedAt = now;
+	const expired = filterOf([['stateAt', 'lt', now - MAX_RECORD_RETENTION_MS]]);
+	void deleteRowsWhere(context, table, expired).catch((error: Error) => {
 		context.logger.warn(`Contact Center record: removing expired rows failed: ${error.message}`);
 	});
 }
@@ -177,7 +174,7 @@ async function claimOnce(
 				deleteInBackground(context, table, `claim of ${rowKey} not taken`, dropOwn, ownId),
 			);
 		}
-		pruneNowAndThen(context, now);
+		pruneNowAndThen(context, table, now);
 		if (decision.state === 'claimed') return { ...decision, claimId: ownId };
 		return decision;
 	} finally {

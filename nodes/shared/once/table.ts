@@ -135,7 +135,8 @@ export async function readTableAfresh(context: RecordContext, target: RecordTarg
 
 export const rowsPath = (table: Table) => `/data-tables/${encodeURIComponent(table.id)}/rows`;
 
-const laneOf = (kind: string, table: Table) =>
+/** Calls of one kind on one table with one key go out together (see inBatch). */
+export const laneOf = (kind: string, table: Table) =>
 	`${kind} ${table.target.baseUrl} ${table.id} ${table.target.apiKey}`;
 
 /** n8n's public API returns at most this many rows per page (MAX_ITEMS_PER_PAGE, @n8n/api-types). */
