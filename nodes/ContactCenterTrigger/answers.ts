@@ -71,9 +71,8 @@ export async function answerWriteBack(
 export type RunOutcome = 'succeeded' | 'failed' | 'unknown';
 
 /**
- * What n8n's saved execution says about a run. `unknown` when n8n keeps no record of it (not
- * saved, pruned) or the record is not one of a finished run (still running, or its worker died
- * before it ended).
+ * What a run's data says about it. `unknown` when there is none, or it is not the data of a run
+ * that ended (a node still waiting on the execution stack).
  */
 export function outcomeOfRun(
 	run: IRunExecutionData | undefined,
@@ -93,24 +92,29 @@ export function outcomeOfRun(
 	return 'succeeded';
 }
 
-async function outcomeOfExecution(
-	context: IExecuteFunctions,
-	executionId: string,
-): Promise<RunOutcome> {
-	try {
-		return outcomeOfRun(await context.getExecutionDataById(executionId), context.getNode().name);
-	} catch (error) {
-		context.logger.warn(
-			`Contact Center Trigger could not read execution ${executionId}: ${(error as Error).message}`,
-		);
-		return 'unknown';
-	}
+/**
+ * The run's data as n8n keeps it in memory while the run ends: the object n8n-core's execute
+ * context was made with (`BaseExecuteContext.runExecutionData`), which is the very object n8n
+ * hands its own end-of-run hooks (`WorkflowExecute.getFullRunData`, n8n 2.36 and 2.41 alike) with
+ * the run's error set on it before they run. Read from memory, not from the saved execution, so
+ * that the outcome does not depend on what n8n saves (EXECUTIONS_DATA_SAVE_ON_SUCCESS=none, the
+ * workflow's "Do not save", pruning) and costs no database read.
+ */
+function runInMemory(context: IExecuteFunctions): IRunExecutionData | undefined {
+	const run = (context as { runExecutionData?: unknown }).runExecutionData;
+	return run !== null && typeof run === 'object' ? (run as IRunExecutionData) : undefined;
+}
+
+/** How the run ended: a run stopped from the editor or the API counts as failed. */
+export function outcomeAtEnd(context: IExecuteFunctions): RunOutcome {
+	if (context.getExecutionCancelSignal?.()?.aborted === true) return 'failed';
+	return outcomeOfRun(runInMemory(context), context.getNode().name);
 }
 
 /**
- * Calls `handler` once the run has ended, with what n8n saved about it, unless `skip` says by then
- * that nothing is left to do (the saved run is then not read back). Without n8n's execution-finish
- * hook (n8n before 2.33), the outcome stays unknown and n8n answers by itself.
+ * Calls `handler` once the run has ended (n8n's execution-finish hook, in the process that ran
+ * it), with how it ended, unless `skip` says by then that nothing is left to do. Without that hook
+ * (n8n before 2.33) nothing is called and n8n answers by itself.
  */
 export function whenRunEnds(
 	context: IExecuteFunctions,
@@ -118,10 +122,9 @@ export function whenRunEnds(
 	skip: () => boolean = () => false,
 ): void {
 	if (typeof context.onExecutionFinish !== 'function') return;
-	const executionId = context.getExecutionId();
 	context.onExecutionFinish(async () => {
 		if (skip()) return;
-		await handler(await outcomeOfExecution(context, executionId));
+		await handler(outcomeAtEnd(context));
 	});
 }
 

@@ -217,12 +217,18 @@ export async function runWriteBack(
 		return [items];
 	}
 	whenRunEnds(context, async (outcome) => {
-		if (outcome === 'failed') {
+		if (outcome === 'unknown') {
+			// Not seen with n8n 2.36 to 2.41; should a later n8n hide how its runs end, the event is
+			// delivered again rather than taken as ingested without knowing.
+			context.logger.warn(
+				`Contact Center Trigger "${context.getNode().name}": n8n did not say how the run of write back ${key ?? '(no idempotency key)'} ended (execution ${context.getExecutionId()}), so it is answered 500 and its key given up: the service delivers it again, and the workflow may run for it a second time`,
+			);
+		}
+		if (outcome !== 'succeeded') {
 			if (ticket !== undefined) await abandonQuietly(context, ticket);
 			await answerFailedRun(context);
 			return;
 		}
-		if (outcome !== 'succeeded') return;
 		// The run succeeded: it counts as done from now on, also while n8n's API does not take its
 		// row yet, so that no redelivery runs it again.
 		if (ticket !== undefined) await once.finish(context, ticket, '', 'keepTrying');

@@ -178,10 +178,14 @@ export const SNAPSHOT_COLUMNS: Record<string, string> = {
 };
 
 /**
- * Registers the start of this file's stack (before its tests, with `extraWorkflows` imported and
- * the fixture write back that fails on demand activated) and its stop (after them).
+ * Registers the start of this file's stack (before its tests, with `extraWorkflows` imported,
+ * the fixture write back that fails on demand activated and n8n's environment as `extraEnv`
+ * changes it) and its stop (after them).
  */
-export function useOneProcessStack(extraWorkflows: Json[]): void {
+export function useOneProcessStack(
+	extraWorkflows: Json[],
+	extraEnv: Record<string, string> = {},
+): void {
 	beforeAll(async () => {
 		stateDir = freshStateDir();
 		stack = await local
@@ -189,6 +193,7 @@ export function useOneProcessStack(extraWorkflows: Json[]): void {
 				userFolder: stateDir,
 				n8nPort: 0,
 				simulatorPort: 0,
+				extraEnv,
 				extraWorkflows: [...extraWorkflows, FAILING_WRITE_BACK],
 				log: (line: string) => report(`[e2e] ${line}`),
 			})

@@ -86,6 +86,11 @@ export interface FlowOptions {
 	queueMode?: boolean;
 	/** Where n8n serves production webhooks (its WEBHOOK_URL + /webhook): what the trigger's own calls reach. */
 	webhookBaseUrl?: string;
+	/**
+	 * False: n8n deletes a successful execution when it ends (EXECUTIONS_DATA_SAVE_ON_SUCCESS=none,
+	 * or the workflow's "Save successful production executions: Do not save").
+	 */
+	saveSuccessfulExecutions?: boolean;
 }
 
 export interface Delivery {
@@ -200,7 +205,9 @@ export async function deliver(options: FlowOptions, delivery: Delivery): Promise
 		Object.assign(answer, { status, headers, body });
 	};
 	hooks.addHandler('workflowExecuteAfter', async (fullRunData) => {
-		database.executions.set(executionId, deepCopy(fullRunData.data));
+		if (fullRunData.status === 'success' && options.saveSuccessfulExecutions === false)
+			database.executions.delete(executionId);
+		else database.executions.set(executionId, deepCopy(fullRunData.data));
 	});
 	hooks.addHandler('sendResponse', async (response: IExecuteResponsePromiseData) => {
 		const body = Buffer.isBuffer(response.body) ? response.body.toString('utf8') : response.body;

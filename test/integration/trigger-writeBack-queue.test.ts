@@ -36,7 +36,8 @@ const statesOf = (key: string) =>
 		.filter((row) => String(row.recordKey).endsWith(`|${key}`))
 		.map((row) => row.state);
 
-const statusOf = async (delivery: Delivery) => parseAnswer(await deliver(flow, delivery))?.status;
+const statusOf = async (delivery: Delivery, options: FlowOptions = flow) =>
+	parseAnswer(await deliver(options, delivery))?.status;
 
 describe('write back in queue mode (claims as rows, runs on a worker)', () => {
 	it('claims each delivery with a row that its run turns done; a redelivery is a duplicate', async () => {
@@ -45,6 +46,15 @@ describe('write back in queue mode (claims as rows, runs on a worker)', () => {
 		expect(statesOf(key)).toEqual(['done']);
 		expect(await statusOf(signed(writeBack(key)))).toBe('duplicate');
 		expect(statesOf(key)).toEqual(['done']);
+		expect(processedKeys()).toEqual([key]);
+	});
+
+	it('with n8n saving no successful executions: the worker turns the claim done; a redelivery is a duplicate', async () => {
+		const unsaved = { ...flow, saveSuccessfulExecutions: false };
+		const [key] = newKeys('unsaved', 1);
+		expect(await statusOf(signed(writeBack(key)), unsaved)).toBe('processed');
+		expect(statesOf(key)).toEqual(['done']);
+		expect(await statusOf(signed(writeBack(key)), unsaved)).toBe('duplicate');
 		expect(processedKeys()).toEqual([key]);
 	});
 

@@ -147,6 +147,37 @@ describe('write back in one n8n process: deliveries through n8n-core (webhook ca
 		expect(processedKeys()).toEqual([key]);
 	});
 
+	it('with n8n saving no successful executions: processed once, a redelivery answered "duplicate", also after a restart', async () => {
+		const unsaved = { ...flow, saveSuccessfulExecutions: false };
+		const keys = newKeys('unsaved', 3);
+		for (const key of keys) expect(await statusOf(signed(writeBack(key)), unsaved)).toBe('processed');
+		expect([...flow.database.executions.keys()]).toEqual([]);
+		for (const key of keys) expect(await statusOf(signed(writeBack(key)), unsaved)).toBe('duplicate');
+		expect(keys.map(statesOf)).toEqual(keys.map(() => ['done']));
+		let restarted: ContactCenterTrigger | undefined;
+		jest.isolateModules(() => {
+			// eslint-disable-next-line @typescript-eslint/no-require-imports
+			const fresh = require('../../nodes/ContactCenterTrigger/ContactCenterTrigger.node') as {
+				ContactCenterTrigger: typeof ContactCenterTrigger;
+			};
+			restarted = new fresh.ContactCenterTrigger();
+		});
+		for (const key of keys) {
+			const again = await deliver({ ...unsaved, triggerType: restarted! }, signed(writeBack(key)));
+			expect(parseAnswer(again)).toEqual(answerOf('duplicate', key));
+		}
+		expect(processedKeys()).toEqual(keys);
+	});
+
+	it('with n8n saving no successful executions, a failed run is still answered 500 and delivered again', async () => {
+		const unsaved = { ...flow, saveSuccessfulExecutions: false };
+		const [key] = newKeys('unsavedFailed', 1);
+		expect((await deliver(unsaved, signed(failing(key)))).status).toBe(500);
+		expect(statesOf(key)).toEqual([]);
+		expect(await statusOf(signed(writeBack(key)), unsaved)).toBe('processed');
+		expect(processedKeys()).toEqual([key]);
+	});
+
 	it('answers an unselected type 200 "ignored" in the same shape, without a run', async () => {
 		const [key] = newKeys('ignored', 1);
 		const ignored = await deliver(

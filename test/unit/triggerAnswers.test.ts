@@ -6,7 +6,7 @@ import {
 	writeBackAnswer,
 } from '../../nodes/ContactCenterTrigger/answers';
 
-describe('outcome of a saved run', () => {
+describe('outcome of a run', () => {
 	const run = (resultData: IDataObject, stack: unknown[] = []) =>
 		({ resultData, executionData: { nodeExecutionStack: stack } }) as unknown as IRunExecutionData;
 	const ran = { Trigger: [{}], Sink: [{}] };
