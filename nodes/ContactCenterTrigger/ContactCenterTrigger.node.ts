@@ -14,13 +14,7 @@ import { testRecordCredential } from '../shared/recordApi';
 import { credentialTestMethods, endpointProperty, type Endpoint } from './description';
 import { lookupProperties, runLookup } from './lookup.endpoint';
 import { notificationProperties } from './notification.endpoint';
-import {
-	failWithReport,
-	keptInMemoryAskedFor,
-	refuse,
-	reportKeptInMemory,
-	reportOf,
-} from './reports';
+import { failWithReport, refuse, reportCallOf, reportKeptInMemory, reportOf } from './reports';
 import { checkSigningSecret, readSignedBody } from './signedRequest';
 import { computedWebhookFields } from './webhookFields';
 import {
@@ -129,8 +123,8 @@ export class ContactCenterTrigger implements INodeType {
 		const signed = await readSignedBody(this);
 		if (!signed.ok) return refuse(this, endpoint, signed.refusal);
 		if (endpoint === 'writeBack') {
-			const kept = keptInMemoryAskedFor(signed.body);
-			if (kept !== undefined) return reportKeptInMemory(this, kept);
+			const reportCall = reportCallOf(this, signed);
+			if (reportCall !== undefined) return reportKeptInMemory(this, reportCall);
 			return await receiveWriteBack(this, signed.body);
 		}
 		// Lookup (2.9) and notification (2.12) bodies are passed on as sent, whatever their fields.

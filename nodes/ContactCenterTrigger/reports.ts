@@ -1,3 +1,5 @@
+import { createHmac, randomBytes } from 'crypto';
+
 import type {
 	IDataObject,
 	IExecuteFunctions,
@@ -10,7 +12,13 @@ import { operationError } from '../shared/operationError';
 import { SIGNING_SECRET_CREDENTIAL, type Endpoint } from './description';
 import { triggerState } from './processState';
 import { writeJsonResponse, type MinimalResponse } from './request';
-import { computeSignature, decodeSigningSecret, SIGNATURE_HEADER } from './signature';
+import {
+	computeSignature,
+	decodeSigningSecret,
+	readHeader,
+	SIGNATURE_HEADER,
+	verifySignature,
+} from './signature';
 
 /**
  * Nothing fails silently: a call the trigger refuses (401, 400, 500, 503) starts no run of the
@@ -64,6 +72,8 @@ export function countRefusal(
 	const key = `${nodeKey} ${cause}`;
 	const tallies = triggerState.refusals;
 	const tally = tallies.get(key) ?? { refused: 0, firstRefusedAt: now };
+	// "since" is the first refusal the report counts, not one an earlier report counted.
+	if (tally.refused === 0) tally.firstRefusedAt = now;
 	tally.refused++;
 	tallies.set(key, tally);
 	if (tally.reportedAt !== undefined && now - tally.reportedAt < REPORT_INTERVAL_MS)
@@ -136,12 +146,25 @@ function reportRun(
 /**
  * A write back that ran and was answered 200 while n8n's API did not take its `done` row is held
  * as done only in the memory of the process that ran it (see ../shared/once). A run cannot start
- * another run, so that process asks for the report the way the service calls: a call to the
- * trigger's own Write Back URL, signed with its secret key. The URL travels from the webhook call
- * to the run beside the item's `json`, like the ticket, so that it also reaches a queue-mode worker.
+ * another run, and in queue mode only a call reaches a process that can: so that process asks for
+ * the report the way the service calls, a call to the trigger's own Write Back URL. The URL travels
+ * from the webhook call to the run beside the item's `json`, like the ticket, so that it also
+ * reaches a queue-mode worker.
+ *
+ * The call is told apart by a header no delivery carries: a signature with a key derived from the
+ * secret key (REPORT_KEY_LABEL), so a delivery is processed as a delivery whatever its body holds.
+ * Its body carries its time and a nonce: a call older than REPORT_CALL_FRESH_MS, or one this process
+ * has taken already, does nothing.
  */
 const REPORT_URL_FIELD = 'contactCenterReportUrl';
-const KEPT_IN_MEMORY_FIELD = 'contactCenterKeptInMemory';
+const REPORT_HEADER = 'x-contact-center-report';
+const REPORT_KEY_LABEL = 'n8n-nodes-contact-center kept-in-memory report';
+const REPORT_CALL_FRESH_MS = 60_000;
+/** A run that could not reach the URL leaves the next run of this process to ask again this much later. */
+const REPORT_CALL_RETRY_MS = 60_000;
+
+const reportKeyOf = (signingKey: Buffer) =>
+	createHmac('sha256', signingKey).update(REPORT_KEY_LABEL).digest();
 
 export function carryReportUrl(context: IWebhookFunctions, item: INodeExecutionData): void {
 	const url = context.getNodeWebhookUrl('default');
@@ -159,26 +182,40 @@ export function withoutReportUrl(items: INodeExecutionData[]): INodeExecutionDat
 
 /**
  * In the run that just finished: asks for a report of the write backs kept only in memory, at
- * most once every REPORT_INTERVAL_MS per trigger node in this process. Never throws; without the
- * URL (a run n8n started again after a restart) the log line of the record is all there is.
+ * most once every REPORT_INTERVAL_MS per trigger node in this process. Never throws. Where the
+ * call does not get through, n8n's log says so at warn and the next write back run of this process
+ * asks again from REPORT_CALL_RETRY_MS on.
  */
 export async function askForKeptInMemoryReport(
 	context: IExecuteFunctions,
 	item: INodeExecutionData | undefined,
 	kept: number,
 ): Promise<void> {
-	const url = item?.[REPORT_URL_FIELD];
-	if (kept === 0 || typeof url !== 'string') return;
+	if (kept === 0) return;
 	const nodeKey = nodeKeyOf(context);
 	const now = Date.now();
 	const askedAt = triggerState.keptInMemoryAskedAt.get(nodeKey);
 	if (askedAt !== undefined && now - askedAt < REPORT_INTERVAL_MS) return;
 	triggerState.keptInMemoryAskedAt.set(nodeKey, now);
+	const cannotReport = (why: string) => {
+		triggerState.keptInMemoryAskedAt.set(nodeKey, now - REPORT_INTERVAL_MS + REPORT_CALL_RETRY_MS);
+		context.logger.warn(
+			`Contact Center Trigger "${context.getNode().name}": ${kept} processed write back(s) are kept as done only in this process's memory, and they could not be reported as a failed execution: ${why}. The next write back run of this process tries again.`,
+		);
+	};
+	const url = item?.[REPORT_URL_FIELD];
+	if (typeof url !== 'string') {
+		return cannotReport(
+			'this run did not come from a webhook call of this trigger (n8n started it again after a restart)',
+		);
+	}
 	try {
 		const credentials = await context.getCredentials(SIGNING_SECRET_CREDENTIAL);
 		const secret = decodeSigningSecret(credentials.secret);
-		if (!secret.ok) return;
-		const body = Buffer.from(JSON.stringify({ [KEPT_IN_MEMORY_FIELD]: kept }));
+		if (!secret.ok) return cannotReport(`the signing secret cannot be used (${secret.detail})`);
+		const body = Buffer.from(
+			JSON.stringify({ keptInMemory: kept, at: now, nonce: randomBytes(12).toString('hex') }),
+		);
 		await context.helpers.httpRequest({
 			method: 'POST',
 			url,
@@ -186,34 +223,54 @@ export async function askForKeptInMemoryReport(
 			headers: {
 				'content-type': 'application/json',
 				[SIGNATURE_HEADER]: computeSignature(secret.key, body),
+				[REPORT_HEADER]: computeSignature(reportKeyOf(secret.key), body),
 			},
 			timeout: 10_000,
 		});
 	} catch (error) {
-		context.logger.warn(
-			`Contact Center Trigger "${context.getNode().name}": ${kept} processed write back(s) are kept as done only in this process's memory, and asking for their report failed: ${(error as Error).message}`,
+		cannotReport(
+			`the call to this trigger's Production URL ${url} failed (${(error as Error).message}); check that n8n's WEBHOOK_URL reaches this n8n from this process`,
 		);
 	}
 }
 
-/** The count a signed call to the Write Back URL asks to report, if it is such a call. */
-export function keptInMemoryAskedFor(body: IDataObject): number | undefined {
-	const kept = body[KEPT_IN_MEMORY_FIELD];
-	return typeof kept === 'number' && Number.isInteger(kept) && kept > 0 ? kept : undefined;
+/**
+ * Whether a signed write back call is the trigger's own report call (see above): the count to
+ * report, 0 for a stale or replayed one (answered, nothing reported), undefined for a delivery.
+ */
+export function reportCallOf(
+	context: IWebhookFunctions,
+	signed: { body: IDataObject; rawBody: Buffer; key: Buffer },
+): number | undefined {
+	const headers = (context.getRequestObject() as unknown as { headers?: Record<string, unknown> })
+		.headers;
+	const header = readHeader(headers, REPORT_HEADER);
+	if (header === undefined) return undefined;
+	if (!verifySignature(signed.rawBody, header, reportKeyOf(signed.key)).valid) return undefined;
+	const { keptInMemory, at, nonce } = signed.body;
+	const now = Date.now();
+	const seen = triggerState.reportNonces;
+	for (const [old, takenAt] of seen) if (now - takenAt > REPORT_CALL_FRESH_MS) seen.delete(old);
+	const fresh = typeof at === 'number' && Math.abs(now - at) <= REPORT_CALL_FRESH_MS;
+	if (!fresh || typeof nonce !== 'string' || seen.has(nonce)) return 0;
+	seen.set(nonce, now);
+	return typeof keptInMemory === 'number' && Number.isInteger(keptInMemory) && keptInMemory > 0
+		? keptInMemory
+		: 0;
 }
 
 /** Answers the trigger's own call for a report of write backs kept only in memory, and reports. */
 export function reportKeptInMemory(context: IWebhookFunctions, kept: number): IWebhookResponseData {
 	const res = context.getResponseObject() as unknown as MinimalResponse;
-	writeJsonResponse(res, 202, { message: 'reported' });
-	if (context.getMode() === 'manual') return { noWebhookResponse: true };
+	writeJsonResponse(res, 202, { message: kept > 0 ? 'reported' : 'nothing to report' });
+	if (kept === 0 || context.getMode() === 'manual') return { noWebhookResponse: true };
 	const due = countRefusal(nodeKeyOf(context), 'keptInMemory');
 	if (due === undefined) return { noWebhookResponse: true };
 	const them = kept === 1 ? 'its key is' : 'their keys are';
 	return reportRun(context, {
 		cause: 'keptInMemory',
 		message: `${kept === 1 ? '1 write back was' : `${kept} write backs were`} processed and answered 200, but n8n's API did not take ${kept === 1 ? 'its' : 'their'} record row, so ${them} held as done only in the memory of the n8n process that ran ${kept === 1 ? 'it' : 'them'}`,
-		description: `Should that process restart before the rows are written, a delivery of the same event would run the workflow again. n8n's log has the cause ("could not be recorded yet") and says "resolved" once a row is written. The usual causes: n8n's data table storage is full (free space or raise N8N_DATA_TABLES_MAX_SIZE_BYTES), or the record's n8n API key expired or was revoked (create a new key). ${REPORT_BOUND}`,
+		description: `Should that process restart before the rows are written, a delivery of the same event would run the workflow again. n8n's log has the cause ("could not be recorded yet") and says "resolved" once the rows are written. The usual causes: n8n's data table storage is full (free space or raise N8N_DATA_TABLES_MAX_SIZE_BYTES), or the record's n8n API key expired or was revoked (create a new key). ${REPORT_BOUND}`,
 		keptInMemory: kept,
 	});
 }

@@ -21,7 +21,8 @@ import {
 import { credentialProblemDescription, SIGNING_SECRET_CREDENTIAL } from './description';
 
 export type SignedBody =
-	| { ok: true; body: IDataObject }
+	/** `rawBody` and the `key` it was verified with: for the trigger's own report calls (see reports.ts). */
+	| { ok: true; body: IDataObject; rawBody: Buffer; key: Buffer }
 	/** The call must be answered with this refusal and start no run of the workflow's nodes. */
 	| { ok: false; refusal: Refusal };
 
@@ -91,7 +92,7 @@ export async function readSignedBody(context: IWebhookFunctions): Promise<Signed
 			},
 		};
 	}
-	const key = signingKey.key;
+	let key = signingKey.key;
 	const rawBody = await getRawBody(req);
 	if (rawBody === undefined) {
 		throw new NodeOperationError(
@@ -108,7 +109,10 @@ export async function readSignedBody(context: IWebhookFunctions): Promise<Signed
 	let signature = verifySignature(rawBody, header, key);
 	if (!signature.valid && signature.reason === 'mismatch' && reused) {
 		const current = await freshSigningKey(context, credentialId);
-		if (current.ok) signature = verifySignature(rawBody, header, current.key);
+		if (current.ok) {
+			key = current.key;
+			signature = verifySignature(rawBody, header, key);
+		}
 	}
 	if (!signature.valid) return { ok: false, refusal: signatureRefusal(signature.reason) };
 
@@ -125,7 +129,7 @@ export async function readSignedBody(context: IWebhookFunctions): Promise<Signed
 			},
 		};
 	}
-	return { ok: true, body: parsed.value };
+	return { ok: true, body: parsed.value, rawBody, key };
 }
 
 function signatureRefusal(reason: SignatureFailure): Refusal {

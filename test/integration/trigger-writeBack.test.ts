@@ -150,9 +150,11 @@ describe('write back in one n8n process: deliveries through n8n-core (webhook ca
 	it('with n8n saving no successful executions: processed once, a redelivery answered "duplicate", also after a restart', async () => {
 		const unsaved = { ...flow, saveSuccessfulExecutions: false };
 		const keys = newKeys('unsaved', 3);
-		for (const key of keys) expect(await statusOf(signed(writeBack(key)), unsaved)).toBe('processed');
+		for (const key of keys)
+			expect(await statusOf(signed(writeBack(key)), unsaved)).toBe('processed');
 		expect([...flow.database.executions.keys()]).toEqual([]);
-		for (const key of keys) expect(await statusOf(signed(writeBack(key)), unsaved)).toBe('duplicate');
+		for (const key of keys)
+			expect(await statusOf(signed(writeBack(key)), unsaved)).toBe('duplicate');
 		expect(keys.map(statesOf)).toEqual(keys.map(() => ['done']));
 		let restarted: ContactCenterTrigger | undefined;
 		jest.isolateModules(() => {

@@ -22,7 +22,7 @@ import {
 	type DeliveryResult,
 	type FlowOptions,
 } from '../harness/run-trigger-flow';
-import { signBody } from '../simulator';
+import { DEFAULT_SIGNING_SECRET, signBody } from '../simulator';
 import {
 	newKeys,
 	recordRows,
@@ -169,6 +169,7 @@ describe('write back in one n8n process: refusals reported in n8n', () => {
 		recordApiForTests.setTiming({ pendingRetryMs: 100 });
 		// The trigger's Write Back URL, served the way n8n serves it: each call is a delivery.
 		const ownCalls: DeliveryResult[] = [];
+		const ownRequests: Delivery[] = [];
 		const server = createServer((req, res) => {
 			const chunks: Buffer[] = [];
 			req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -176,6 +177,7 @@ describe('write back in one n8n process: refusals reported in n8n', () => {
 				const headers = Object.fromEntries(
 					Object.entries(req.headers).map(([name, value]) => [name, String(value)]),
 				);
+				ownRequests.push({ rawBody: Buffer.concat(chunks), headers });
 				void deliver(flow, { rawBody: Buffer.concat(chunks), headers }).then((result) => {
 					ownCalls.push(result);
 					res.writeHead(result.status ?? 500).end();
@@ -213,6 +215,11 @@ describe('write back in one n8n process: refusals reported in n8n', () => {
 				false,
 			);
 
+			// The same call replayed (captured on its way): answered, nothing reported, nothing run.
+			const replayed = await deliver(flow, ownRequests[0]);
+			expect(replayed.status).toBe(202);
+			expect(runsOf([replayed])).toHaveLength(0);
+
 			// Within 5 minutes the same process does not ask again.
 			fixture.api.setMaxSize(undefined);
 			await keptRowWritten(kept[0]);
@@ -226,6 +233,30 @@ describe('write back in one n8n process: refusals reported in n8n', () => {
 			fixture.api.setMaxSize(undefined);
 			await new Promise((resolve) => server.close(resolve));
 		}
+	});
+
+	test("a delivery whose body carries the report call's fields, signed by the service, is processed as a delivery", async () => {
+		const [key] = newKeys('looks-like-report', 1);
+		const body = {
+			...writeBack(key),
+			keptInMemory: 5,
+			contactCenterKeptInMemory: 5,
+			at: Date.now(),
+			nonce: 'n',
+		};
+		const rawBody = Buffer.from(JSON.stringify(body));
+		const signature = signBody(DEFAULT_SIGNING_SECRET, rawBody);
+		const answer = await deliver(flow, {
+			rawBody,
+			headers: {
+				'content-type': 'application/json',
+				'x-service-signature': signature,
+				// Even a report header signed with the secret key itself is no report's.
+				'x-contact-center-report': signature,
+			},
+		});
+		expect(parseAnswer(answer)?.status).toBe('processed');
+		expect(flow.database.sink.processed.map((item) => item.idempotencyKey)).toEqual([key]);
 	});
 
 	test('a call to the Write Back URL asking for a report but not signed with the secret key is refused 401 and reports nothing of the kind', async () => {

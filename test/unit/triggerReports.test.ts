@@ -15,7 +15,8 @@ describe('countRefusal: at most one report per cause per trigger node per 5 minu
 		).toBeUndefined();
 		expect(countRefusal('wf node', 'signatureMismatch', t0 + REPORT_INTERVAL_MS)).toEqual({
 			refused: 61,
-			since: t0,
+			// The first refusal this report counts: the one at t0 was reported on its own.
+			since: t0 + 1000,
 		});
 		expect(
 			countRefusal('wf node', 'signatureMismatch', t0 + REPORT_INTERVAL_MS + 1),
