@@ -317,8 +317,11 @@ describe('write back in one n8n process: refusals reported in n8n', () => {
 		expect(flow.database.sink.processed.map((item) => item.idempotencyKey).slice(-1)).toEqual([
 			keys[0],
 		]);
-		// The user pastes a new key: the kept row is written with it.
+		// The user pastes a new key: the next delivery reads it, and the kept row waiting in the
+		// background (which reads no credential itself: it holds no execution) is written with it.
 		fixture.credentials.set('contactCenterRecordApi', record);
+		const [next] = newKeys('revoked-next', 1);
+		expect(parseAnswer(await deliver(flow, signed(writeBack(next))))?.status).toBe('processed');
 		await keptRowWritten(keys[0], 20_000);
 	}, 30_000);
 });

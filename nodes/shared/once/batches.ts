@@ -13,6 +13,10 @@ interface Waiting<I, O> {
 	item: I;
 	resolve: (value: O) => void;
 	reject: (error: unknown) => void;
+	/** The caller's own call, on its own execution's context. */
+	run: (items: I[]) => Promise<O[]>;
+	/** The batch's failure as the caller's own (naming its node), when another caller's call made it. */
+	asCallers: (error: unknown) => unknown;
 }
 
 export interface Lane {
@@ -38,30 +42,27 @@ const MAX_BATCH = 100;
 
 /**
  * Runs `item` in the lane's next batch. `run` gets the batch's items and returns one result per
- * item, in order; its rejection rejects every item of the batch.
+ * item, in order; its rejection rejects every item of the batch. Each batch goes out as the `run`
+ * of its first caller, who is waiting for it, so no batch runs on an execution that has ended;
+ * every other caller gets the failure through its own `asCallers`.
  */
 export async function inBatch<I, O>(
 	laneKey: string,
 	item: I,
 	run: (items: I[]) => Promise<O[]>,
+	asCallers: (error: unknown) => unknown,
 	gather?: Gather,
 ): Promise<O> {
 	return await new Promise<O>((resolve, reject) => {
 		const lane: Lane = state.lanes.get(laneKey) ?? { busy: false, waiting: [] };
 		state.lanes.set(laneKey, lane);
-		lane.waiting.push({ item, resolve, reject } as Waiting<unknown, unknown>);
+		lane.waiting.push({ item, resolve, reject, run, asCallers } as Waiting<unknown, unknown>);
 		lane.joined?.();
-		if (!lane.busy)
-			void drain(laneKey, lane, run as (items: unknown[]) => Promise<unknown[]>, gather);
+		if (!lane.busy) void drain(laneKey, lane, gather);
 	});
 }
 
-async function drain(
-	laneKey: string,
-	lane: Lane,
-	run: (items: unknown[]) => Promise<unknown[]>,
-	gather?: Gather,
-) {
+async function drain(laneKey: string, lane: Lane, gather?: Gather) {
 	lane.busy = true;
 	if (gather !== undefined && gather.until > 1 && gather.ms > 0 && gather.upToMs > 0) {
 		const until = Math.min(gather.until, MAX_BATCH);
@@ -77,11 +78,12 @@ async function drain(
 	}
 	while (lane.waiting.length > 0) {
 		const batch = lane.waiting.splice(0, MAX_BATCH);
+		const { run } = batch[0];
 		try {
 			const results = await run(batch.map((entry) => entry.item));
 			batch.forEach((entry, index) => entry.resolve(results[index]));
 		} catch (error) {
-			for (const entry of batch) entry.reject(error);
+			for (const entry of batch) entry.reject(entry.run === run ? error : entry.asCallers(error));
 		}
 	}
 	lane.busy = false;

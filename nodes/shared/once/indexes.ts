@@ -3,7 +3,7 @@ import { inBatch } from './batches';
 import { MAX_RECORD_RETENTION_MS, filterOf } from './rows';
 import { ScopeIndex } from './scopeIndex';
 import { memoryOfTable, state } from './state';
-import { PAGE_ROWS, laneOf, readPage, type Table } from './table';
+import { PAGE_ROWS, asCallersOf, laneOf, readPage, type Table } from './table';
 
 /*
  * This process's indexes of the scopes whose every row it writes itself (the one-process
@@ -62,14 +62,19 @@ async function catchUpOnceAMinute(
 	now: number,
 ): Promise<void> {
 	if (now - index.caughtUpAt < CATCH_UP_EVERY_MS) return;
-	await inBatch(laneOf(`catch up ${index.scope}`, table), now, async (waiting) => {
-		if (Date.now() - index.caughtUpAt >= CATCH_UP_EVERY_MS) {
-			const startedAt = Date.now();
-			await readIntoIndex(context, table, index);
-			index.caughtUpAt = startedAt;
-		}
-		return waiting;
-	});
+	await inBatch(
+		laneOf(`catch up ${index.scope}`, table),
+		now,
+		async (waiting) => {
+			if (Date.now() - index.caughtUpAt >= CATCH_UP_EVERY_MS) {
+				const startedAt = Date.now();
+				await readIntoIndex(context, table, index);
+				index.caughtUpAt = startedAt;
+			}
+			return waiting;
+		},
+		asCallersOf(context),
+	);
 }
 
 /** The scope's index; starts loading it in the background when this process has none. */

@@ -24,14 +24,15 @@ import {
 	type RecordWindows,
 } from './rows';
 import {
-	deleteInBackground,
+	deleteLater,
 	deleteRow,
 	deleteRowsWhere,
 	insertRow,
-	keepTrying,
+	knownTable,
 	markRowDone,
 	onTable,
 	rowsOfKey,
+	writeLater,
 	type Table,
 } from './table';
 
@@ -115,24 +116,18 @@ async function dropClaimRows(
 	token: string,
 	insertedId?: number,
 ) {
-	const drop = async () =>
+	const drop = async (caller: RecordContext) =>
 		await deleteRowsWhere(
-			context,
+			caller,
 			table,
 			filterOf([
 				['recordKey', 'eq', rowKey],
 				['detail', 'eq', token],
 			]),
 		);
-	const failure = await drop().then(
-		() => undefined,
-		(error: unknown) => error as Error,
+	await drop(context).catch((error: unknown) =>
+		deleteLater(context, table, `the row of a failed claim of ${rowKey}`, drop, error, insertedId),
 	);
-	if (failure === undefined) return;
-	context.logger.warn(
-		`Contact Center record: a claim of ${rowKey} failed and its row could not be deleted yet (${failure.message}); this process ignores it and keeps deleting it`,
-	);
-	deleteInBackground(context, table, `failed claim of ${rowKey} deleted`, drop, insertedId);
 }
 
 /** One claim attempt: its row inserted, then every row of its key read and decided. */
@@ -169,9 +164,16 @@ async function claimOnce(
 		if (decision.state === 'lost') return 'lost';
 		if (decision.state !== 'claimed') {
 			// The decision stands: a row whose delete fails is left out and deleted in the background.
-			const dropOwn = async () => await deleteRow(context, table, ownId);
-			await dropOwn().catch(() =>
-				deleteInBackground(context, table, `claim of ${rowKey} not taken`, dropOwn, ownId),
+			const dropOwn = async (caller: RecordContext) => await deleteRow(caller, table, ownId);
+			await dropOwn(context).catch((error: unknown) =>
+				deleteLater(
+					context,
+					table,
+					`the row of a claim of ${rowKey} not taken`,
+					dropOwn,
+					error,
+					ownId,
+				),
 			);
 		}
 		pruneNowAndThen(context, table, now);
@@ -277,9 +279,10 @@ export const record = {
 			const row = { scope, recordKey: rowKey, state: 'done' as const, stateAt: Date.now(), detail };
 			await insertRow(context, table, row, gather);
 			if (claimId === undefined || updatesClaim) return;
-			const dropClaim = async () => await deleteRow(context, table, claimId, CLAIMS_DONE_TOGETHER);
-			await dropClaim().catch(() =>
-				deleteInBackground(context, table, `claim of ${rowKey} done`, dropClaim, claimId),
+			const dropClaim = async (caller: RecordContext) =>
+				await deleteRow(caller, table, claimId, CLAIMS_DONE_TOGETHER);
+			await dropClaim(context).catch((error: unknown) =>
+				deleteLater(context, table, `the claim row of ${rowKey}, done`, dropClaim, error, claimId),
 			);
 		});
 	},
@@ -308,9 +311,20 @@ export const record = {
 			context.logger.warn(
 				`Contact Center record: ${rowKey} is done but could not be recorded yet (${(error as Error).message}); this process counts it as done and keeps writing its row`,
 			);
-			void keepTrying(context, `${rowKey} recorded done`, async () => {
-				await record.finish(context, scope, key, detail, claimId);
-			}).finally(() => state.pendingDone.delete(rowKey));
+			const table = await knownTable(context).catch((reason: Error) => {
+				context.logger.error(
+					`Contact Center record: the done row of ${rowKey} cannot even wait for n8n's API (${reason.message}); only this process's memory holds it as done`,
+				);
+				return undefined;
+			});
+			if (table === undefined) return 'pending';
+			writeLater(
+				context,
+				table,
+				`the done row of ${rowKey}`,
+				async (caller) => await record.finish(caller, scope, key, detail, claimId),
+				() => state.pendingDone.delete(rowKey),
+			);
 			return 'pending';
 		}
 	},
@@ -329,8 +343,8 @@ export const record = {
 	): Promise<void> {
 		const rowKey = rowKeyOf(scope, key);
 		await onTable(context, async (table) => {
-			const deleteClaim = async () => await deleteRow(context, table, claimId);
-			const failure = await deleteClaim().then(
+			const deleteClaim = async (caller: RecordContext) => await deleteRow(caller, table, claimId);
+			const failure = await deleteClaim(context).then(
 				() => undefined,
 				(error: unknown) => error,
 			);
@@ -343,10 +357,14 @@ export const record = {
 					kindOfRecordError(failure),
 				);
 			}
-			context.logger.warn(
-				`Contact Center record: the claim of ${rowKey} could not be given up yet (${(failure as Error).message}); this process ignores it and keeps deleting it`,
+			deleteLater(
+				context,
+				table,
+				`the claim row of ${rowKey}, given up`,
+				deleteClaim,
+				failure,
+				claimId,
 			);
-			deleteInBackground(context, table, `claim of ${rowKey} given up`, deleteClaim, claimId);
 		});
 	},
 };

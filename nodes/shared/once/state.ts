@@ -1,4 +1,4 @@
-import type { RecordTarget } from '../recordApi';
+import type { RecordContext, RecordTarget } from '../recordApi';
 import type { Lane } from './batches';
 import type { ScopeIndex } from './scopeIndex';
 import type { Hold } from './strategies';
@@ -11,8 +11,23 @@ import type { Hold } from './strategies';
  * record credential's key is the record API client's: see recordApi/state.ts.)
  */
 
+/**
+ * A record write n8n's API did not take, waiting in its table's queue (see table.ts writeLater).
+ * `write` gets the context to call with: it holds none of its own.
+ */
+export interface WaitingWrite {
+	what: string;
+	since: number;
+	write: (context: RecordContext) => Promise<unknown>;
+	/** Called once the write is made or given up. */
+	settled: () => void;
+}
+
 /** One data table (API URL and table id) as this process knows it, whichever key reached it. */
 export interface TableMemory {
+	/** Writes waiting for n8n's API, oldest first, and whether the queue's one retry loop runs. */
+	waitingWrites: WaitingWrite[];
+	retryingWrites: boolean;
 	/** When this process last removed rows past the retention. */
 	lastPrunedAt: number;
 	/** Rows given up whose delete n8n's API has not taken yet: left out of reads. */
@@ -48,6 +63,8 @@ export function memoryOfTable(table: { target: RecordTarget; id: string }): Tabl
 	let memory = state.tables.get(key);
 	if (memory === undefined) {
 		memory = {
+			waitingWrites: [],
+			retryingWrites: false,
 			lastPrunedAt: 0,
 			deletingInBackground: new Set(),
 			scopeIndexes: new Map(),

@@ -2,6 +2,7 @@ import { NodeOperationError, sleep, type IDataObject } from 'n8n-workflow';
 
 import {
 	api,
+	contextWithoutExecution,
 	kindOfRecordError,
 	recordError,
 	recordTiming,
@@ -11,7 +12,7 @@ import {
 	type RecordTarget,
 } from '../recordApi';
 import { inBatch, type Gather } from './batches';
-import { memoryOfTable, state } from './state';
+import { memoryOfTable, state, type TableMemory, type WaitingWrite } from './state';
 import {
 	MAX_RECORD_RETENTION_MS,
 	RECORD_COLUMNS,
@@ -127,6 +128,18 @@ export async function onTable<T>(
 	return await call(await tableOf(context, fresh, { lookUpAgain: true }));
 }
 
+/**
+ * The record's table as this process last found it, without a call: where waiting writes queue up
+ * (see writeLater). A table not found yet queues under its credential's key alone.
+ */
+export async function knownTable(context: RecordContext): Promise<Table> {
+	const target = await targetOf(context);
+	return {
+		target,
+		id: state.tableIds.get(target.cacheKey) ?? `(not found yet) ${target.cacheKey}`,
+	};
+}
+
 /** Looks the record's table up afresh (creating it if need be) and reads a row: throws if unusable. */
 export async function readTableAfresh(context: RecordContext, target: RecordTarget): Promise<void> {
 	const table = await tableOf(context, target, { lookUpAgain: true });
@@ -134,6 +147,23 @@ export async function readTableAfresh(context: RecordContext, target: RecordTarg
 }
 
 export const rowsPath = (table: Table) => `/data-tables/${encodeURIComponent(table.id)}/rows`;
+
+/**
+ * A batch's failure as this caller's own: the same error on the caller's node, so that what a run
+ * reports names its own node, not the node of the caller whose call the batch went out as.
+ */
+export const asCallersOf =
+	(context: RecordContext) =>
+	(error: unknown): unknown => {
+		if (!(error instanceof NodeOperationError)) return error;
+		return recordError(
+			context,
+			error.message,
+			statusOfRecordError(error),
+			kindOfRecordError(error),
+			error.description ?? undefined,
+		);
+	};
 
 /** Calls of one kind on one table with one key go out together (see inBatch). */
 export const laneOf = (kind: string, table: Table) =>
@@ -178,6 +208,7 @@ export async function rowsOfKey(
 			);
 			return rowKeys.map((key) => rows.filter((row) => row.recordKey === key));
 		},
+		asCallersOf(context),
 		gather,
 	);
 }
@@ -227,6 +258,7 @@ export async function insertRow(
 			});
 			return ids;
 		},
+		asCallersOf(context),
 		gather,
 	);
 }
@@ -240,19 +272,24 @@ export async function markRowDone(
 	table: Table,
 	id: number,
 ): Promise<boolean> {
-	return await inBatch(laneOf('done', table), id, async (ids) => {
-		const rows = rowsOf(
-			await api(context, table.target, 'PATCH', `${rowsPath(table)}/update`, {
-				body: {
-					filter: anyIdFilter([...new Set(ids)]),
-					data: { state: 'done', stateAt: Date.now(), detail: '' },
-					returnData: true,
-				},
-			}),
-		);
-		changed(table, { kind: 'updated', rows });
-		return ids.map((wanted) => rows.some((row) => row.id === wanted));
-	});
+	return await inBatch(
+		laneOf('done', table),
+		id,
+		async (ids) => {
+			const rows = rowsOf(
+				await api(context, table.target, 'PATCH', `${rowsPath(table)}/update`, {
+					body: {
+						filter: anyIdFilter([...new Set(ids)]),
+						data: { state: 'done', stateAt: Date.now(), detail: '' },
+						returnData: true,
+					},
+				}),
+			);
+			changed(table, { kind: 'updated', rows });
+			return ids.map((wanted) => rows.some((row) => row.id === wanted));
+		},
+		asCallersOf(context),
+	);
 }
 
 /**
@@ -275,51 +312,104 @@ export async function deleteRow(context: RecordContext, table: Table, id: number
 			changed(table, { kind: 'deleted', ids });
 			return ids.map(() => undefined);
 		},
+		asCallersOf(context),
 		gather,
 	);
 }
 
+/** The most writes one table's queue holds; one past it is given up at once, with an error. */
+const MAX_WAITING_WRITES = 10_000;
+
 /**
- * When a delete of rows this process gave up fails for now: reads leave the row (`id`, when known)
- * out at once while the delete is tried again in the background.
+ * A record write n8n's API did not take now: waits in its table's one queue, which one loop per
+ * table tries again (recordTiming.pendingRetryMs, doubling up to a minute while nothing gets
+ * through) with a context of no execution (see recordApi's contextWithoutExecution), so that no
+ * run's context is kept alive meanwhile. `write` gets that context; it must use no other. A queue
+ * that keeps failing is logged at warn once; a write waiting longer than the record's longest
+ * retention, or one past the queue's bound, is given up with an error naming it.
  */
-export function deleteInBackground(
+export function writeLater(
 	context: RecordContext,
 	table: Table,
 	what: string,
-	remove: () => Promise<unknown>,
-	id?: number,
+	write: (context: RecordContext) => Promise<unknown>,
+	settled: () => void = () => {},
 ): void {
-	const { deletingInBackground } = memoryOfTable(table);
-	if (id !== undefined) deletingInBackground.add(id);
-	void keepTrying(context, what, remove).finally(() => {
-		if (id !== undefined) deletingInBackground.delete(id);
-	});
+	const memory = memoryOfTable(table);
+	if (memory.waitingWrites.length >= MAX_WAITING_WRITES) {
+		context.logger.error(
+			`Contact Center record: gave up on ${what}: ${MAX_WAITING_WRITES} record writes already wait for n8n's API`,
+		);
+		settled();
+		return;
+	}
+	memory.waitingWrites.push({ what, since: Date.now(), write, settled });
+	if (!memory.retryingWrites) void retryWaitingWrites(contextWithoutExecution(context), memory);
 }
 
-/**
- * Tries a record write again in the background until n8n's API takes it, waiting longer each
- * time (recordTiming.pendingRetryMs, doubling, up to a minute), for at most the record's longest
- * retention. Resolves once written or given up.
- */
-export async function keepTrying(
-	context: RecordContext,
-	what: string,
-	write: () => Promise<unknown>,
-): Promise<void> {
-	const since = Date.now();
-	for (let tries = 0; Date.now() - since < MAX_RECORD_RETENTION_MS; tries++) {
-		await sleep(Math.min(60_000, recordTiming.pendingRetryMs * 2 ** tries));
-		try {
-			await write();
-			context.logger.info(
-				`Contact Center record: resolved: ${what} after ${tries + 1} more tries; it no longer depends on this process's memory`,
+async function retryWaitingWrites(context: RecordContext, memory: TableMemory): Promise<void> {
+	memory.retryingWrites = true;
+	const queue = memory.waitingWrites;
+	let warned = false;
+	for (let failedRounds = 0; queue.length > 0; ) {
+		await sleep(Math.min(60_000, recordTiming.pendingRetryMs * 2 ** Math.min(failedRounds, 10)));
+		const now = Date.now();
+		const tooOld = queue.filter((waiting) => now - waiting.since >= MAX_RECORD_RETENTION_MS);
+		if (tooOld.length > 0) {
+			context.logger.error(
+				`Contact Center record: gave up after ${MAX_RECORD_RETENTION_MS / 3_600_000} hours of n8n's API not taking them: ${tooOld.map((waiting) => waiting.what).join('; ')}`,
 			);
-			return;
-		} catch (error) {
-			context.logger.debug(
-				`Contact Center record: ${what} failed again: ${(error as Error).message}`,
+			for (const waiting of tooOld) settleWaiting(queue, waiting);
+		}
+		let written = 0;
+		for (const waiting of [...queue]) {
+			try {
+				await waiting.write(context);
+			} catch (error) {
+				if (!warned) {
+					warned = true;
+					context.logger.warn(
+						`Contact Center record: ${queue.length} record write(s) wait for n8n's API, which still does not take them (${(error as Error).message}); this process tries again in the background and logs once they are written`,
+					);
+				}
+				break;
+			}
+			settleWaiting(queue, waiting);
+			written++;
+		}
+		failedRounds = queue.length === 0 || written > 0 ? 0 : failedRounds + 1;
+		if (written > 0) {
+			context.logger.info(
+				`Contact Center record: resolved: ${written} waiting record write(s) made${queue.length > 0 ? `, ${queue.length} still waiting` : "; nothing depends on this process's memory any longer"}`,
 			);
 		}
 	}
+	memory.retryingWrites = false;
+}
+
+function settleWaiting(queue: WaitingWrite[], waiting: WaitingWrite) {
+	queue.splice(queue.indexOf(waiting), 1);
+	waiting.settled();
+}
+
+/**
+ * A delete of a row this process gave up that n8n's API did not take: reads leave the row (`id`,
+ * when known) out at once while the delete waits in the table's queue (see writeLater).
+ */
+export function deleteLater(
+	context: RecordContext,
+	table: Table,
+	what: string,
+	remove: (context: RecordContext) => Promise<unknown>,
+	failure: unknown,
+	id?: number,
+): void {
+	context.logger.warn(
+		`Contact Center record: ${what} could not be deleted yet (${(failure as Error).message}); this process leaves it out of its reads and deletes it in the background`,
+	);
+	const { deletingInBackground } = memoryOfTable(table);
+	if (id !== undefined) deletingInBackground.add(id);
+	writeLater(context, table, `the delete of ${what}`, remove, () => {
+		if (id !== undefined) deletingInBackground.delete(id);
+	});
 }

@@ -31,7 +31,7 @@ import {
  * n8n's public API with retries, and errors that name the real cause.
  */
 
-const RECORD_CREDENTIAL = 'contactCenterRecordApi';
+export const RECORD_CREDENTIAL = 'contactCenterRecordApi';
 const RECORD_CREDENTIAL_DISPLAY_NAME = 'Contact Center Record API';
 
 export type RecordContext = IExecuteFunctions | IWebhookFunctions | IHookFunctions;

@@ -32,6 +32,7 @@ export {
 } from './client';
 export { DEFAULT_RECORD_TIMING, recordTiming } from './failure';
 export { testRecordCredential } from './credentialTest';
+export { contextWithoutExecution } from './withoutExecution';
 export { warnIfStorageNearlyFull } from './storage';
 
 /** Why a record call failed, for a report in the user's words. */
