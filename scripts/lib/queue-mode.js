@@ -407,11 +407,14 @@ async function startQueueStack(opts) {
 		await Promise.all([...stack.webhookProcesses, ...stack.workers].map((p) => rt.stopServer(p)));
 		if (stack.main) await rt.stopServer(stack.main);
 	};
-	stack.startN8n = async ({ workerEnv } = {}) => {
-		await startProcess(stack.main, { log });
+	/** `extraEnv`: for every process of this start; `workerEnv`: for the workers on top. */
+	stack.startN8n = async ({ workerEnv, extraEnv } = {}) => {
+		await startProcess(stack.main, { log, extraEnv });
 		await Promise.all([
-			...stack.webhookProcesses.map((p) => startProcess(p, { log })),
-			...stack.workers.map((p) => startProcess(p, { log, extraEnv: workerEnv })),
+			...stack.webhookProcesses.map((p) => startProcess(p, { log, extraEnv })),
+			...stack.workers.map((p) =>
+				startProcess(p, { log, extraEnv: { ...extraEnv, ...workerEnv } }),
+			),
 		]);
 		for (const wf of stack.workflows.filter((w) => w.active))
 			for (const url of stack.urlsOf(wf.id)) await waitForRoute(url);

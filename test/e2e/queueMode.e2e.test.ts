@@ -1050,3 +1050,47 @@ describe('queue mode: Send Once', () => {
 		}
 	});
 });
+
+describe('queue mode with n8n saving no successful executions', () => {
+	// Last: every process restarted with EXECUTIONS_DATA_SAVE_ON_SUCCESS=none, as busy instances run.
+	test('9. every n8n process with EXECUTIONS_DATA_SAVE_ON_SUCCESS=none: 12 write backs over both webhook processes each ingested once, a redelivery to the other process and one after a restart of every process answered 200 duplicate', async () => {
+		const unsaved = {
+			workerEnv: WORKER_ENV,
+			extraEnv: { EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'none' },
+		};
+		await stack.stopN8n();
+		await stack.startN8n(unsaved);
+		const hooks = urls(EXAMPLE_WRITE_BACK);
+		const at = Date.now();
+		const keys = Array.from({ length: 12 }, (_, i) => `q9-${at}-${i}`);
+		const sendAll = async (shift: number) =>
+			await Promise.all(
+				keys.map(
+					async (key, i) =>
+						await deliver(
+							hooks[(i + shift) % 2],
+							key,
+							writeBack(key, `conv-${key}`),
+							(i + shift) % 2,
+						),
+				),
+			);
+		const first = await sendAll(0);
+		figure('9. first deliveries with successful executions not saved (12 keys)', tally(first));
+		expect(first.filter((a) => `${a.status} ${a.state}` === '200 processed')).toHaveLength(12);
+		const again = await sendAll(1);
+		figure('9. redeliveries to the other webhook process', tally(again));
+		expect(again.filter((a) => !duplicate(a))).toEqual([]);
+		await stack.stopN8n();
+		await stack.startN8n(unsaved);
+		const afterRestart = await sendAll(0);
+		figure('9. redeliveries after every process restarted', tally(afterRestart));
+		expect(afterRestart.filter((a) => !duplicate(a))).toEqual([]);
+		const rows = (await tableRows(local.CONVERSATIONS_TABLE.name)).filter((r) =>
+			keys.includes(r.idempotencyKey),
+		);
+		expect(keys.map((key) => rows.filter((r) => r.idempotencyKey === key).length)).toEqual(
+			keys.map(() => 1),
+		);
+	});
+});
