@@ -20,9 +20,13 @@ module.exports = {
       globalSetup: '<rootDir>/test/e2e/global-setup.js',
       setupFilesAfterEnv: ['<rootDir>/test/e2e/timeout.js'],
     }),
-    // The main paths of both nodes (the compat suite, which `e2e` runs too), on the oldest n8n the README supports.
+    // The main paths of both nodes (the compat suite, which `e2e` runs too) and the write back
+    // guarantee with successful executions not saved, on the oldest n8n the README supports.
     project('e2e-oldest', {
-      testMatch: ['<rootDir>/test/e2e/contactCenterCompat.e2e.test.ts'],
+      testMatch: [
+        '<rootDir>/test/e2e/contactCenterCompat.e2e.test.ts',
+        '<rootDir>/test/e2e/unsavedExecutions.e2e.test.ts',
+      ],
       setupFiles: ['<rootDir>/test/e2e/oldest-n8n.js'],
       setupFilesAfterEnv: ['<rootDir>/test/e2e/timeout.js'],
       globalSetup: '<rootDir>/test/e2e/global-setup-oldest.js',
