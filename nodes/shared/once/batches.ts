@@ -1,6 +1,8 @@
 import { sleep } from 'n8n-workflow';
 
-import { state } from './state';
+import { state, type Lane, type Waiting } from './state';
+
+export type { Lane } from './state';
 
 /**
  * Natural batching of record calls within one n8n process: the first call of a lane goes out at
@@ -9,23 +11,6 @@ import { state } from './state';
  * A caller that knows more calls are on their way may let an idle lane gather them first (see
  * Gather).
  */
-interface Waiting<I, O> {
-	item: I;
-	resolve: (value: O) => void;
-	reject: (error: unknown) => void;
-	/** The caller's own call, on its own execution's context. */
-	run: (items: I[]) => Promise<O[]>;
-	/** The batch's failure as the caller's own (naming its node), when another caller's call made it. */
-	asCallers: (error: unknown) => unknown;
-}
-
-export interface Lane {
-	busy: boolean;
-	waiting: Array<Waiting<unknown, unknown>>;
-	/** While an idle lane gathers: tells it that a call joined. */
-	joined?: () => void;
-}
-
 /**
  * On an idle lane, the batch waits while calls keep coming: it goes out once it has `until`
  * calls, when no call joined for `ms`, or `upToMs` after it began waiting. Nothing waits when

@@ -1,7 +1,5 @@
 import type { RecordContext, RecordTarget } from '../recordApi';
-import type { Lane } from './batches';
 import type { ScopeIndex } from './scopeIndex';
-import type { Hold } from './strategies';
 
 /**
  * Everything the once module keeps in this n8n process's memory, in one place. None of it has to
@@ -10,6 +8,31 @@ import type { Hold } from './strategies';
  * table's object, so two never share an entry. (What the process knows of n8n's API and the
  * record credential's key is the record API client's: see recordApi/state.ts.)
  */
+
+/** A call waiting in a lane (see batches.ts inBatch). */
+export interface Waiting<I, O> {
+	item: I;
+	resolve: (value: O) => void;
+	reject: (error: unknown) => void;
+	/** The caller's own call, on its own execution's context. */
+	run: (items: I[]) => Promise<O[]>;
+	/** The batch's failure as the caller's own (naming its node), when another caller's call made it. */
+	asCallers: (error: unknown) => unknown;
+}
+
+/** Calls waiting to go out together (see batches.ts). */
+export interface Lane {
+	busy: boolean;
+	waiting: Array<Waiting<unknown, unknown>>;
+	/** While an idle lane gathers: tells it that a call joined. */
+	joined?: () => void;
+}
+
+/** Work this process is handling now, and since when (see strategies.ts holdHere). */
+export interface Hold {
+	rowKey: string;
+	since: number;
+}
 
 /**
  * A record write n8n's API did not take, waiting in its table's queue (see table.ts writeLater).

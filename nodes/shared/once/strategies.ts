@@ -4,7 +4,9 @@ import { refuseWhileStorageFull, type RecordContext } from '../recordApi';
 import type { Gather } from './batches';
 import { record } from './record';
 import { DEFAULT_RECORD_WINDOWS, rowKeyOf, type CheckResult, type RecordWindows } from './rows';
-import { state } from './state';
+import { state, type Hold } from './state';
+
+export type { Hold } from './state';
 
 /**
  * The two ways of doing work once, one object each with the same verbs: begin, finish, abandon,
@@ -69,11 +71,6 @@ export const windowsOf = (work: Work): RecordWindows =>
  * A hold lapses like a claim row: a run that never ends blocks redeliveries no longer.
  */
 const HOLD_LAPSE_MS = DEFAULT_RECORD_WINDOWS.claimMs;
-
-export interface Hold {
-	rowKey: string;
-	since: number;
-}
 
 /** Holds the work for the caller unless a live hold of this process has it: the hold, or undefined. */
 export function holdHere(work: Work, now = Date.now()): Hold | undefined {

@@ -12,8 +12,10 @@ import {
 
 import { assertCredentialSelected } from '../credentialSelection';
 import { operationError } from '../operationError';
-import { memoryOfKey, state } from './state';
-import { RECORD_KEY_STEPS, expiredAt, expiredMessage, keyExpiryOf, type KeyExpiry } from './apiKey';
+import { memoryOfKey, state, type RecordTarget } from './state';
+
+export type { RecordTarget } from './state';
+import { RECORD_KEY_STEPS, expiredAt, expiredMessage, keyExpiryOf } from './apiKey';
 import {
 	classifyRecordFailure,
 	isSizeLimitFailure,
@@ -95,20 +97,6 @@ export const isPassingFailure = (error: unknown) => {
 	const kind = kindOfRecordError(error);
 	return kind === 'rateLimited' || kind === 'unavailable';
 };
-
-export interface RecordTarget {
-	baseUrl: string;
-	tableName: string;
-	apiKey: string;
-	expiry: KeyExpiry;
-	/** API URL, table name and a fingerprint of the key: nothing cached is shared by two keys. */
-	cacheKey: string;
-	/** When the credential was read (ms since the epoch). */
-	readAt: number;
-	/** N8N_DATA_TABLES_MAX_SIZE_BYTES as the credential's Storage Limit (MB) gives it. */
-	storageLimitBytes: number;
-	credentialId?: string;
-}
 
 /** n8n's default N8N_DATA_TABLES_MAX_SIZE_BYTES, in MB (@n8n/config's DataTableConfig). */
 const DEFAULT_STORAGE_LIMIT_MB = 200;

@@ -1,11 +1,32 @@
-import type { RecordTarget } from './client';
-import type { Usage } from './storage';
+import type { KeyExpiry } from './apiKey';
 
 /**
  * Everything the record API client keeps in this n8n process's memory, in one place: caches and
  * beliefs about n8n's API, none of which has to outlive the process. What belongs to one key
  * (by RecordTarget.cacheKey) is in that key's object, so two keys never share an entry.
  */
+
+/** The record credential as read (see client.ts targetOf). */
+export interface RecordTarget {
+	baseUrl: string;
+	tableName: string;
+	apiKey: string;
+	expiry: KeyExpiry;
+	/** API URL, table name and a fingerprint of the key: nothing cached is shared by two keys. */
+	cacheKey: string;
+	/** When the credential was read (ms since the epoch). */
+	readAt: number;
+	/** N8N_DATA_TABLES_MAX_SIZE_BYTES as the credential's Storage Limit (MB) gives it. */
+	storageLimitBytes: number;
+	credentialId?: string;
+}
+
+/** n8n's data table sizes as last read (see storage.ts). */
+export interface Usage {
+	usedBytes: number;
+	readAt: number;
+	loggedAt?: number;
+}
 
 export interface KeyMemory {
 	/** Whether the last call failed: the once module's indexes answer no longer (see keyUsable). */

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { api, lastCallFailed, targetOf, type RecordTarget } from './client';
-import { memoryOfKey } from './state';
+import { memoryOfKey, type Usage } from './state';
 
 /**
  * n8n's data table storage as the record sees it. n8n refuses every row insert and update once all
@@ -18,12 +18,6 @@ const WARNING_SHARE = 0.8;
 const USAGE_REUSE_MS = 60_000;
 /** How often the same warning goes to n8n's log from one process. */
 const LOG_EVERY_MS = 5 * 60_000;
-
-export interface Usage {
-	usedBytes: number;
-	readAt: number;
-	loggedAt?: number;
-}
 
 const mb = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 
