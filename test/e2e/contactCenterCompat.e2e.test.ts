@@ -146,13 +146,20 @@ describe('action workflows executed by n8n', () => {
 		expect(run.output('Append row to sheet')).toEqual([row]);
 	});
 
-	test('example 2: bulk send, wait, status counts with contacts, and every contact that did not get the message', async () => {
+	test('example 2, run twice: each name next to its outcome and status, who got it, who did not, who is unconfirmed; the rerun sends again only to the failed contacts', async () => {
 		const id = workflowId('2-');
 		const { result: run, requests } = await recording(() => execute(id));
 		const recipients: Json[] = run.output('Contacts to remind');
 		const sent: Json[] = run.output('Send reminders');
 		expect(sent).toHaveLength(recipients.length);
-		expect(sent.map((s) => s.contact)).toEqual(recipients.map((r) => r.phone));
+		// The outcome first, then the contact, and the input row's own fields (no Merge).
+		expect(Object.keys(sent[0]).slice(0, 2)).toEqual(['outcome', 'contact']);
+		expect(sent).toEqual(
+			recipients.map((r) =>
+				expect.objectContaining({ ...r, outcome: 'accepted', contact: r.phone }),
+			),
+		);
+		expect(sent[0]).not.toHaveProperty('sendOnceKey');
 		expect(sent.every((s) => typeof s.correlationId === 'string' && s.correlationId !== '')).toBe(
 			true,
 		);
@@ -176,43 +183,78 @@ describe('action workflows executed by n8n', () => {
 			});
 		}
 
+		// One status column per contact, with the contact's name, and whether they got it.
+		const received = {
+			DELIVERED: 'yes',
+			FAILED: 'no',
+			DELIVERING_FAILED: 'no',
+			SENT: 'unconfirmed',
+		};
 		const statuses: Json[] = run.output('Get status');
 		expect(statuses).toHaveLength(recipients.length);
 		for (const [i, status] of statuses.entries()) {
 			const message = stored.find((m) => m.correlationId === sent[i].correlationId)!;
-			expect(status.correlationId).toBe(sent[i].correlationId);
-			expect(status.contact).toBe(sent[i].contact);
-			expect(status.total).toBe(1);
-			expect(status[message.status]).toBe(1);
-			expect(status.PROCESSING).toBe(0);
+			expect(Object.keys(status).slice(0, 3)).toEqual(['received', 'status', 'contact']);
+			expect(status).toMatchObject({
+				received: received[message.status as keyof typeof received],
+				status: message.status,
+				contact: sent[i].contact,
+				correlationId: sent[i].correlationId,
+				firstName: recipients[i].firstName,
+				outcome: 'accepted',
+			});
 		}
+		expect(run.output('Delivery report')).toEqual([
+			{ gotIt: 'Ada', didNotGetIt: 'Alan, Margaret', unconfirmed: 'Grace', sentByAnEarlierRun: '' },
+		]);
 
 		const notReceived: Json[] = run.output('Who did not get it') ?? [];
-		const expected = stored.filter((m) => ['FAILED', 'DELIVERING_FAILED'].includes(m.status));
-		expect(expected.map((m) => m.status).sort()).toEqual(['DELIVERING_FAILED', 'FAILED']);
+		const failed = stored.filter((m) => ['FAILED', 'DELIVERING_FAILED'].includes(m.status));
+		expect(failed.map((m) => m.status).sort()).toEqual(['DELIVERING_FAILED', 'FAILED']);
 		expect(notReceived).toEqual(
-			expected.map((m) =>
-				m.status === 'FAILED'
-					? {
-							correlationId: m.correlationId,
-							contact: m.body.contact,
-							status: 'FAILED',
-							reason: m.reason,
-							detailsFromService: true,
-						}
-					: {
-							correlationId: m.correlationId,
-							contact: m.body.contact,
-							status: 'DELIVERING_FAILED',
-							reason:
-								'No reason given: the service gives no details for DELIVERING_FAILED messages',
-							detailsFromService: false,
-						},
+			failed.map((m) =>
+				expect.objectContaining({
+					contact: m.body.contact,
+					status: m.status,
+					// The service gives no reason for DELIVERING_FAILED: an empty cell, for a sheet's filter.
+					reason: m.status === 'FAILED' ? m.reason : '',
+					correlationId: m.correlationId,
+					firstName: recipients.find((r) => r.phone === m.body.contact)!.firstName,
+				}),
 			),
 		);
+
+		// The rerun: the two whose message failed get it again, the others are already accepted.
+		const { result: rerun, requests: rerunRequests } = await recording(() => execute(id));
+		const again: Json[] = rerun.output('Send reminders');
+		expect(again.map((s) => [s.firstName, s.outcome])).toEqual([
+			['Ada', 'already accepted'],
+			['Grace', 'already accepted'],
+			['Alan', 'accepted'],
+			['Margaret', 'accepted'],
+		]);
+		expect(again[0]).toMatchObject({
+			correlationId: sent[0].correlationId,
+			sentAt: sent[0].sentAt,
+			note: '',
+		});
+		expect(again[2].note).toContain('FAILED');
+		expect(again[3].note).toContain('DELIVERING_FAILED');
+		const resent = rerunRequests.filter(
+			(r) => r.method === 'POST' && r.path.startsWith('/proactive-messaging'),
+		);
+		expect(resent).toHaveLength(2);
+		expect(rerun.output('Delivery report')).toEqual([
+			{
+				gotIt: 'Ada',
+				didNotGetIt: 'Alan, Margaret',
+				unconfirmed: 'Grace',
+				sentByAnEarlierRun: 'Ada, Grace',
+			},
+		]);
 	});
 
-	test('Send with Wait for Final Status: a message SENT first that then fails delivery ends DELIVERING_FAILED, settled', async () => {
+	test('Send with Wait for Final Status: a message SENT first that then fails delivery ends DELIVERING_FAILED, received no', async () => {
 		// As a provider reports it: a message that gets delivered, or not, is SENT for 3 s first.
 		sim().options.sentForMs = 3000;
 		try {
@@ -220,15 +262,14 @@ describe('action workflows executed by n8n', () => {
 				execute(SEND_WAIT_FOR_FINAL_STATUS.id),
 			);
 			const sent: Json[] = run.output('Send and wait');
-			expect(sent.map((s) => [s.contact, s.outcome, s.finalStatus, s.settled])).toEqual([
-				['+31612350001', 'sent', 'DELIVERING_FAILED', true],
-				['+31612355678', 'sent', 'DELIVERED', true],
-				['+31612350000', 'sent', 'FAILED', true],
+			expect(sent.map((s) => [s.contact, s.outcome, s.received, s.status])).toEqual([
+				['+31612350001', 'accepted', 'no', 'DELIVERING_FAILED'],
+				['+31612355678', 'accepted', 'yes', 'DELIVERED'],
+				['+31612350000', 'accepted', 'no', 'FAILED'],
 			]);
-			expect(sent[2].failureReason).toBe('Invalid phone number');
-			expect(sent[0].failureReason).toBe(
-				'No reason given: the service gives no details for DELIVERING_FAILED messages',
-			);
+			expect(sent[2].reason).toBe('Invalid phone number');
+			// The service gives no reason for DELIVERING_FAILED: an empty cell.
+			expect(sent[0].reason).toBe('');
 			const message = (sim().messages as Json[]).find(
 				(m) => m.correlationId === sent[0].correlationId,
 			)!;

@@ -1040,7 +1040,7 @@ describe('queue mode: Send Once', () => {
 			(runOf(e, 'Send campaign')?.[0]?.data?.main?.[0] ?? []).map((item: Json) => item.json),
 		);
 		expect(rows.filter((r) => r.error !== undefined)).toEqual([]);
-		expect(rows.map((r) => r.outcome)).toEqual(Array(2 * limit).fill('sent'));
+		expect(rows.map((r) => r.outcome)).toEqual(Array(2 * limit).fill('accepted'));
 		for (const campaign of campaigns) {
 			const counts = new Map<string, number>();
 			for (const m of sim.messages as Json[])

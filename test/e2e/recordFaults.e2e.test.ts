@@ -408,8 +408,8 @@ async function runCampaign(url: string, c: Campaign): Promise<Json[]> {
 
 /**
  * A campaign run and what its output says against what the simulator received: every item's
- * outcome must be true. `sent`: the simulator got this message in this run, with this
- * correlation id. `already sent`: it got it before this run. `not sent`: it did not get it in
+ * outcome must be true. `accepted`: the simulator got this message in this run, with this
+ * correlation id. `already accepted`: it got it before this run. `not sent`: it did not get it in
  * this run. `may have been sent`: it got it (in this run or before). Resolves with the items, the
  * untrue ones and the counts.
  */
@@ -422,9 +422,9 @@ async function campaignRun(url: string, c: Campaign) {
 		const earlier = before.get(item.contact) ?? [];
 		const now = (after.get(item.contact) ?? []).slice(earlier.length);
 		const truthful =
-			item.outcome === 'sent'
+			item.outcome === 'accepted'
 				? now.length === 1 && now[0] === item.correlationId
-				: item.outcome === 'already sent'
+				: item.outcome === 'already accepted'
 					? earlier.length > 0 && (!item.correlationId || earlier.includes(item.correlationId))
 					: item.outcome === 'not sent'
 						? now.length === 0
@@ -578,9 +578,11 @@ describe("the record through a faulty n8n API (one n8n process, a fault proxy in
 		};
 		switchFigures.push(figures);
 		log(`switched key: ${JSON.stringify(figures)}`);
-		expect(owner.items.map((i) => i.outcome)).toEqual(['sent', 'sent', 'sent']);
+		expect(owner.items.map((i) => i.outcome)).toEqual(['accepted', 'accepted', 'accepted']);
 		expect(ownerCalls.every((c) => keyNameOf(c.apiKey) === 'owner')).toBe(true);
-		expect(next.items.map((i) => [i.outcome, i.error])).toEqual(Array(3).fill(['sent', undefined]));
+		expect(next.items.map((i) => [i.outcome, i.error])).toEqual(
+			Array(3).fill(['accepted', undefined]),
+		);
 		expect(nextCalls.filter((c) => c.status === 403 || c.status === 401)).toEqual([]);
 		expect(notExactlyOnce(before)).toEqual([]);
 		expect(notExactlyOnce(after)).toEqual([]);
@@ -673,7 +675,9 @@ describe("the record through a faulty n8n API (one n8n process, a fault proxy in
 		};
 		switchFigures.push(figures);
 		log(`switched key: ${JSON.stringify(figures)}`);
-		expect(run.items.map((i) => [i.outcome, i.error])).toEqual(Array(3).fill(['sent', undefined]));
+		expect(run.items.map((i) => [i.outcome, i.error])).toEqual(
+			Array(3).fill(['accepted', undefined]),
+		);
 		expect(notExactlyOnce(c)).toEqual([]);
 		expect(calls.filter((call) => call.status === 403 || call.status === 401)).toEqual([]);
 		expect(calls.length).toBeGreaterThan(0);

@@ -78,7 +78,7 @@ describe('Contact Center: service errors', () => {
 			sendParameters({ options: { rateLimitMessages: 100, rateLimitPeriodSeconds: 1 } }),
 		);
 		expect(error).toBeUndefined();
-		expect(json[0]).toMatchObject({ sentThisRun: true, attempts: 3, possibleDuplicate: true });
+		expect(json[0]).toMatchObject({ attempts: 3, possibleDuplicate: true });
 		expect(fixture.sim.counters.sendsAccepted).toBe(1);
 	});
 

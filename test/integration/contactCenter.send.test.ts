@@ -24,19 +24,21 @@ describe('Contact Center: Proactive Message -> Send', () => {
 		expect(error).toBeUndefined();
 		expect(json).toHaveLength(2);
 		expect(json[0]).toEqual({
-			outcome: 'sent',
-			sentThisRun: true,
-			sentAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+			outcome: 'accepted',
+			contact: '+15551230001',
 			correlationId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+			sentAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
 			possibleDuplicate: false,
+			note: '',
 			medium: 'TWILIO',
 			mediumName: 'SMS via Twilio',
 			channel: 'Support SMS',
-			contact: '+15551230001',
 			messageType: 'text',
 			attempts: 1,
-			note: '',
+			// The input item's fields, after the row's own (Include Input Fields).
+			phone: '+15551230001',
 		});
+		expect(Object.keys(json[0]).slice(0, 2)).toEqual(['outcome', 'contact']);
 		expect(json[1].contact).toBe('+15551230002');
 		expect(sendsOf().map((r) => r.body)).toEqual([
 			{
@@ -72,7 +74,6 @@ describe('Contact Center: Proactive Message -> Send', () => {
 		);
 		expect(error).toBeUndefined();
 		expect(json[0]).toMatchObject({
-			sentThisRun: true,
 			medium: 'WHATSAPP',
 			messageType: 'template',
 		});
@@ -133,7 +134,9 @@ describe('Contact Center: Proactive Message -> Send', () => {
 		);
 		expect(error).toBeUndefined();
 		expect(json).toHaveLength(3);
-		expect(json.map((item) => item.sentThisRun)).toEqual([true, false, true]);
+		expect(json.map((item) => item.outcome)).toEqual(['accepted', 'not sent', 'accepted']);
+		// Each item keeps its input item's fields, the failed one too.
+		expect(json.map((item) => item.phone)).toEqual(['+15551230001', '', '+15551230003']);
 		expect(json[1]).toMatchObject({
 			outcome: 'not sent',
 			error: "'Contact' is empty",
@@ -155,13 +158,14 @@ describe('Contact Center: Proactive Message -> Send', () => {
 			[{ phone: '+15551234567' }, { phone: '+15550000000' }],
 		);
 		expect(error).toBeUndefined();
-		expect(json[0]).toMatchObject({ sentThisRun: true, finalStatus: 'DELIVERED', settled: true });
+		expect(json[0]).toMatchObject({ received: 'yes', status: 'DELIVERED', reason: '' });
 		expect(json[1]).toMatchObject({
-			sentThisRun: true,
-			finalStatus: 'FAILED',
-			settled: true,
-			failureReason: 'Invalid phone number',
+			received: 'no',
+			status: 'FAILED',
+			reason: 'Invalid phone number',
 		});
+		// Right after the outcome, before the rest of the row.
+		expect(Object.keys(json[1]).slice(0, 4)).toEqual(['outcome', 'received', 'status', 'reason']);
 	});
 });
 
@@ -188,7 +192,7 @@ describe('Contact Center: Send at the rate limit', () => {
 				phones('123', 30),
 			);
 			expect(error).toBeUndefined();
-			expect(json.every((item) => item.sentThisRun === true)).toBe(true);
+			expect(json.every((item) => item.outcome === 'accepted')).toBe(true);
 			expect(fixture.sim.counters.sendsAccepted).toBe(30);
 			expect(fixture.sim.counters.sendsRefusedRateLimit).toBe(0);
 		},
@@ -209,7 +213,7 @@ describe('Contact Center: Send at the rate limit', () => {
 		]);
 		const json = [...first.json, ...second.json];
 		expect([first.error, second.error]).toEqual([undefined, undefined]);
-		expect(json.filter((item) => item.sentThisRun === true)).toHaveLength(30);
+		expect(json.filter((item) => item.outcome === 'accepted')).toHaveLength(30);
 		expect(fixture.sim.counters.sendsAccepted).toBe(30);
 		expect(fixture.sim.counters.sendsRefusedRateLimit).toBeGreaterThan(0);
 		expect(json.some((item) => Number(item.attempts) > 1)).toBe(true);
@@ -230,7 +234,7 @@ describe('Contact Center: Send at the rate limit', () => {
 		);
 		await expiry;
 		expect(error).toBeUndefined();
-		expect(json.map((item) => item.sentThisRun)).toEqual([true, true, true]);
+		expect(json.map((item) => item.outcome)).toEqual(['accepted', 'accepted', 'accepted']);
 		expect(fixture.sim.counters.unauthorized).toBe(1);
 		expect(fixture.sim.counters.tokenRequests).toBe(1);
 	});
@@ -259,9 +263,8 @@ describe('Contact Center: Send when the limit cannot be met', () => {
 		);
 		expect(error).toBeUndefined();
 		expect(json).toHaveLength(2);
-		expect(json[0].sentThisRun).toBe(true);
+		expect(json[0].outcome).toBe('accepted');
 		expect(json[1]).toMatchObject({
-			sentThisRun: false,
 			outcome: 'not sent',
 			possibleDuplicate: false,
 			contact: '+15551260002',

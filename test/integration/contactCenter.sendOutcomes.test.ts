@@ -52,7 +52,6 @@ describe('Contact Center: Send says whether each message was sent', () => {
 		expect(error).toBeUndefined();
 		expect(json).toHaveLength(1);
 		expect(json[0]).toMatchObject({
-			sentThisRun: false,
 			outcome: 'not sent',
 			possibleDuplicate: false,
 		});
@@ -92,8 +91,7 @@ describe('Contact Center: Send says whether each message was sent', () => {
 		);
 		expect(error).toBeUndefined();
 		expect(json[0]).toMatchObject({
-			sentThisRun: true,
-			outcome: 'sent',
+			outcome: 'accepted',
 			possibleDuplicate: true,
 			attempts: 2,
 		});
@@ -121,7 +119,6 @@ describe('Contact Center: Send says whether each message was sent', () => {
 		expect(json).toEqual([
 			{
 				outcome: 'may have been sent',
-				sentThisRun: false,
 				sentAt: '',
 				correlationId: '',
 				possibleDuplicate: false,
@@ -154,7 +151,7 @@ describe('Contact Center: Send says whether each message was sent', () => {
 			sendParameters({ contact: '+15551300003', options: fast }),
 		);
 		expect(retried.json[0]).toMatchObject({
-			outcome: 'sent',
+			outcome: 'accepted',
 			possibleDuplicate: true,
 			attempts: 2,
 		});
@@ -171,7 +168,6 @@ describe('Contact Center: Send says whether each message was sent', () => {
 			true,
 		);
 		expect(notRetried.json[0]).toMatchObject({
-			sentThisRun: false,
 			outcome: 'may have been sent',
 			error: 'The connection to the service failed before its answer arrived',
 			errorDescription: `ECONNRESET: socket hang up. Check the credential's Base URL and the network between n8n and the service. ${MAY_HAVE_BEEN_SENT}`,
@@ -198,7 +194,6 @@ describe('Contact Center: Send says whether each message was sent', () => {
 			true,
 		);
 		expect(notRetried.json[0]).toMatchObject({
-			sentThisRun: false,
 			outcome: 'may have been sent',
 			possibleDuplicate: false,
 		});
@@ -216,7 +211,7 @@ describe('Contact Center: Send says whether each message was sent', () => {
 			sendParameters({ contact: '+15551300006', options: { ...fast, sendTimeout: 0.2 } }),
 		);
 		expect(retried.json[0]).toMatchObject({
-			outcome: 'sent',
+			outcome: 'accepted',
 			possibleDuplicate: true,
 			attempts: 2,
 		});
@@ -242,8 +237,7 @@ describe('Contact Center: Send says whether each message was sent', () => {
 		);
 		expect(error).toBeUndefined();
 		expect(json[0]).toMatchObject({
-			sentThisRun: true,
-			outcome: 'sent',
+			outcome: 'accepted',
 			possibleDuplicate: false,
 			attempts: 2,
 		});
@@ -264,7 +258,6 @@ describe('Contact Center: Send says whether each message was sent', () => {
 			true,
 		);
 		expect(json[0]).toMatchObject({
-			sentThisRun: false,
 			outcome: 'may have been sent',
 			possibleDuplicate: true,
 			error: 'The service failed with HTTP 503 (tried 7 times): "maintenance"',
@@ -280,7 +273,6 @@ describe('Contact Center: Send says whether each message was sent', () => {
 		});
 		const { json } = await runContactCenter(fixture.credentials, sendParameters(), [{}], true);
 		expect(json[0]).toMatchObject({
-			sentThisRun: false,
 			outcome: 'may have been sent',
 			possibleDuplicate: false,
 			error: 'The service accepted the message but returned no correlationId: {}',
@@ -305,17 +297,10 @@ describe('Contact Center: Send says whether each message was sent', () => {
 			true,
 		);
 		expect(error).toBeUndefined();
-		expect(
-			items.map(({ json, pairedItem }) => [
-				pairedItem,
-				json.outcome,
-				json.sentThisRun,
-				json.contact,
-			]),
-		).toEqual([
-			[{ item: 0 }, 'may have been sent', false, '+15551300008'],
-			[{ item: 1 }, 'not sent', false, ''],
-			[{ item: 2 }, 'sent', true, '+15551300009'],
+		expect(items.map(({ json, pairedItem }) => [pairedItem, json.outcome, json.contact])).toEqual([
+			[{ item: 0 }, 'may have been sent', '+15551300008'],
+			[{ item: 1 }, 'not sent', ''],
+			[{ item: 2 }, 'accepted', '+15551300009'],
 		]);
 	});
 });
@@ -353,8 +338,7 @@ describe('Contact Center: Send when the service cannot be reached before sending
 			const { json, error } = await running;
 			expect(error).toBeUndefined();
 			expect(json[0]).toMatchObject({
-				sentThisRun: true,
-				outcome: 'sent',
+				outcome: 'accepted',
 				possibleDuplicate: false,
 				attempts: 2,
 			});
@@ -394,16 +378,15 @@ describe('Contact Center: Send -> Wait for Final Status', () => {
 			[{ phone: '+15551320001' }, { phone: '+15551324567' }, { phone: '+15551320000' }],
 		);
 		expect(error).toBeUndefined();
-		expect(json.map((item) => [item.finalStatus, item.settled])).toEqual([
-			['DELIVERING_FAILED', true],
-			['DELIVERED', true],
-			['FAILED', true],
+		expect(json.map((item) => [item.status, item.received])).toEqual([
+			['DELIVERING_FAILED', 'no'],
+			['DELIVERED', 'yes'],
+			['FAILED', 'no'],
 		]);
-		expect(json[2].failureReason).toBe('Invalid phone number');
-		expect(json[0].failureReason).toBe(
-			'No reason given: the service gives no details for DELIVERING_FAILED messages',
-		);
-		expect(json[1]).not.toHaveProperty('failureReason');
+		expect(json[2].reason).toBe('Invalid phone number');
+		// No reason given (the service gives none for DELIVERING_FAILED), none to give: empty cells.
+		expect(json[0].reason).toBe('');
+		expect(json[1].reason).toBe('');
 		// Round 1 reads all three (the first still PROCESSING, the others SENT and FAILED), round 2
 		// the two SENT, round 3 the one still SENT. A poll that stopped once nothing was PROCESSING
 		// would have reported the first message as SENT.
@@ -415,7 +398,7 @@ describe('Contact Center: Send -> Wait for Final Status', () => {
 		expect(calls).toEqual([a, b, c, a, b, a]);
 	});
 
-	it('at the timeout, a message still SENT is reported as SENT with settled false', async () => {
+	it('at the timeout, a message still SENT is reported as SENT, received unconfirmed', async () => {
 		fixture.sim.options.sentForMs = 0;
 		const before = statusCalls().length;
 		const { json, error } = await runContactCenter(
@@ -432,9 +415,9 @@ describe('Contact Center: Send -> Wait for Final Status', () => {
 			[{ phone: '+15551320002' }, { phone: '+15551325678' }],
 		);
 		expect(error).toBeUndefined();
-		expect(json.map((item) => [item.finalStatus, item.settled])).toEqual([
-			['SENT', false],
-			['DELIVERED', true],
+		expect(json.map((item) => [item.status, item.received])).toEqual([
+			['SENT', 'unconfirmed'],
+			['DELIVERED', 'yes'],
 		]);
 		// The delivered message is not read again once it settled; the other one is read every poll.
 		const calls = statusCalls().slice(before);

@@ -17,7 +17,7 @@ describe('Contact Center: Get Status and Get Failed', () => {
 		return json.map((item) => String(item.correlationId));
 	}
 
-	it('reads the per-status counts with total as a number, even though the service sends a string', async () => {
+	it('reads the status of the message in one column, and whether the contact got it; total may come as a string', async () => {
 		const [processing] = await send(['+15551234567']);
 		const before = await runContactCenter(fixture.credentials, {
 			resource: 'proactiveMessage',
@@ -26,16 +26,7 @@ describe('Contact Center: Get Status and Get Failed', () => {
 		});
 		expect(before.error).toBeUndefined();
 		expect(before.json).toEqual([
-			{
-				correlationId: processing,
-				contact: '',
-				total: 1,
-				PROCESSING: 1,
-				FAILED: 0,
-				SENT: 0,
-				DELIVERED: 0,
-				DELIVERING_FAILED: 0,
-			},
+			{ received: 'unconfirmed', status: 'PROCESSING', contact: '', correlationId: processing },
 		]);
 		fixture.sim.settleMessages();
 		const after = await runContactCenter(
@@ -43,7 +34,14 @@ describe('Contact Center: Get Status and Get Failed', () => {
 			{ resource: 'proactiveMessage', operation: 'getStatus', correlationId: '={{ $json.id }}' },
 			[{ id: processing }],
 		);
-		expect(after.json[0]).toMatchObject({ total: 1, PROCESSING: 0, DELIVERED: 1 });
+		// The input item's fields follow the row's own (Include Input Fields, on by default).
+		expect(after.json[0]).toEqual({
+			received: 'yes',
+			status: 'DELIVERED',
+			contact: '',
+			correlationId: processing,
+			id: processing,
+		});
 		expect(after.items[0].pairedItem).toEqual({ item: 0 });
 	});
 
@@ -58,21 +56,26 @@ describe('Contact Center: Get Status and Get Failed', () => {
 		expect(error).toBeUndefined();
 		expect(json).toEqual([
 			{
-				correlationId: ids[0],
 				contact: '+15550000000',
 				status: 'FAILED',
 				reason: 'Invalid phone number',
-				detailsFromService: true,
+				correlationId: ids[0],
+				id: ids[0],
 			},
 		]);
 		expect(items[0].pairedItem).toEqual({ item: 0 });
 	});
 
-	it("lists every contact that did not get the message, from Send's output in one step: FAILED with the service's reason, DELIVERING_FAILED saying the service gives none", async () => {
+	it("lists every contact that did not get the message, from Send's output in one step: FAILED with the service's reason, DELIVERING_FAILED with an empty one (the service gives none); each with the input item's fields", async () => {
 		const sent = await runContactCenter(
 			fixture.credentials,
-			sendParameters({ contact: '={{ $json.phone }}' }),
-			['+15550000000', '+15550000001', '+15551234567', '+15550000002'].map((phone) => ({ phone })),
+			sendParameters({ contact: '={{ $json.phone }}', options: {} }),
+			[
+				{ firstName: 'Alan', phone: '+15550000000' },
+				{ firstName: 'Margaret', phone: '+15550000001' },
+				{ firstName: 'Ada', phone: '+15551234567' },
+				{ firstName: 'Grace', phone: '+15550000002' },
+			],
 		);
 		fixture.sim.settleMessages();
 		fixture.sim.resetCounters();
@@ -89,19 +92,29 @@ describe('Contact Center: Get Status and Get Failed', () => {
 		const [failed, undelivered] = sent.json.map((item) => String(item.correlationId));
 		expect(json).toEqual([
 			{
-				correlationId: failed,
+				...sent.json[0],
 				contact: '+15550000000',
 				status: 'FAILED',
 				reason: 'Invalid phone number',
-				detailsFromService: true,
+				correlationId: failed,
 			},
 			{
-				correlationId: undelivered,
+				...sent.json[1],
 				contact: '+15550000001',
 				status: 'DELIVERING_FAILED',
-				reason: 'No reason given: the service gives no details for DELIVERING_FAILED messages',
-				detailsFromService: false,
+				reason: '',
+				correlationId: undelivered,
 			},
+		]);
+		expect(Object.keys(json[0]).slice(0, 4)).toEqual([
+			'contact',
+			'status',
+			'reason',
+			'correlationId',
+		]);
+		expect(json.map((row) => [row.firstName, row.outcome])).toEqual([
+			['Alan', 'accepted'],
+			['Margaret', 'accepted'],
 		]);
 		expect(items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
 		// The counts first; details only for the statuses counted, DELIVERING_FAILED asked all the same.
@@ -135,16 +148,15 @@ describe('Contact Center: Get Status and Get Failed', () => {
 		);
 		expect(json).toEqual([
 			{
-				correlationId: id,
 				contact: '+15550000001',
 				status: 'DELIVERING_FAILED',
 				reason: 'Handset off',
-				detailsFromService: true,
+				correlationId: id,
 			},
 		]);
 	});
 
-	it('a FAILED count whose details come back empty still gets its row, saying so; a reason-less detail says that', async () => {
+	it('a FAILED count whose details come back empty still gets its row; no reason given is an empty reason', async () => {
 		const [id, other] = await send(['+15550000000', '+15550000000']);
 		fixture.sim.settleMessages();
 		fixture.sim.injectFault({
@@ -164,31 +176,21 @@ describe('Contact Center: Get Status and Get Failed', () => {
 				operation: 'getFailed',
 				correlationId: '={{ $json.id }}',
 				sentToContact: '={{ $json.phone }}',
+				options: { includeInputFields: false },
 			},
 			[
 				{ id, phone: '+15550000000' },
 				{ id: other, phone: '+15550000000' },
 			],
 		);
+		// Include Input Fields off: the rows' own fields only.
 		expect(json).toEqual([
-			{
-				correlationId: id,
-				contact: '+15550000000',
-				status: 'FAILED',
-				reason: 'No reason given: the service gives no details for FAILED messages',
-				detailsFromService: false,
-			},
-			{
-				correlationId: other,
-				contact: '+15550000000',
-				status: 'FAILED',
-				reason: 'No reason given by the service',
-				detailsFromService: true,
-			},
+			{ contact: '+15550000000', status: 'FAILED', reason: '', correlationId: id },
+			{ contact: '+15550000000', status: 'FAILED', reason: '', correlationId: other },
 		]);
 	});
 
-	it('Get Status rows carry the contact of Send', async () => {
+	it("Get Status rows carry the contact of Send and, after their own, the fields of Send's row (outcome, sentAt)", async () => {
 		const sent = await runContactCenter(
 			fixture.credentials,
 			sendParameters({ contact: '+15551239999' }),
@@ -205,8 +207,15 @@ describe('Contact Center: Get Status and Get Failed', () => {
 		expect(json[0]).toMatchObject({
 			correlationId: sent.json[0].correlationId,
 			contact: '+15551239999',
-			total: 1,
+			outcome: 'accepted',
+			sentAt: sent.json[0].sentAt,
 		});
+		expect(Object.keys(json[0]).slice(0, 4)).toEqual([
+			'received',
+			'status',
+			'contact',
+			'correlationId',
+		]);
 	});
 
 	it("quotes the service's words for an unknown correlation id and says what to use instead", async () => {
@@ -233,9 +242,10 @@ describe('Contact Center: Get Status and Get Failed', () => {
 		);
 		expect(error).toBeUndefined();
 		expect(json).toHaveLength(3);
-		expect(json[0]).toMatchObject({ correlationId: id, total: 1 });
+		expect(json[0]).toMatchObject({ correlationId: id, status: 'PROCESSING' });
 		expect(json[1]).toMatchObject({
 			correlationId: 'unknown',
+			id: 'unknown',
 			error: expect.stringContaining("found nothing for correlation ID 'unknown'"),
 		});
 		expect(json[2]).toMatchObject({ error: "'Correlation ID' is empty" });
@@ -251,7 +261,7 @@ describe('Contact Center: Get Status and Get Failed', () => {
 			true,
 		);
 		expect(error).toBeUndefined();
-		expect(json[0]).toMatchObject({ correlationId: id, total: 1 });
+		expect(json[0]).toMatchObject({ correlationId: id, received: 'unconfirmed' });
 		expect(json[1]).toMatchObject({ error: "'Correlation ID' is empty" });
 		expect(fixture.sim.requests.slice(before).map((r) => r.path)).toEqual([
 			`/proactive-messaging/${id}`,

@@ -41,6 +41,7 @@ export async function runContactCenter(
 	return { ...result, items, json: items.map((item) => item.json) };
 }
 
+/** Send's parameters; its rows say how each message was sent (Include Send Details) unless told otherwise. */
 export const sendParameters = (overrides: INodeParameters = {}): INodeParameters => ({
 	resource: 'proactiveMessage',
 	operation: 'send',
@@ -52,6 +53,7 @@ export const sendParameters = (overrides: INodeParameters = {}): INodeParameters
 	// e2e suites against a real n8n; here each send is sent.
 	sendOnce: 'off',
 	...overrides,
+	options: { includeSendDetails: true, ...((overrides.options as INodeParameters) ?? {}) },
 });
 
 /** Error messages and descriptions as n8n shows them. */

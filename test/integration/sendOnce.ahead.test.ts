@@ -46,7 +46,7 @@ test('a campaign at 20 per second: every contact once, claims gathered in insert
 	const callsBefore = fixture.api.calls.length;
 	const { json, error } = await sendTo(contacts);
 	expect(error).toBeUndefined();
-	expect(json.map((item) => item.outcome)).toEqual(contacts.map(() => 'sent'));
+	expect(json.map((item) => item.outcome)).toEqual(contacts.map(() => 'accepted'));
 	expect(contacts.filter((contact) => timesMessaged(contact) !== 1)).toEqual([]);
 	const claimInserts = insertsSince(callsBefore).filter((rows) =>
 		rows.every((row) => row.state === 'running'),
@@ -56,7 +56,7 @@ test('a campaign at 20 per second: every contact once, claims gathered in insert
 	expect(runningRows()).toEqual([]);
 
 	const rerun = await sendTo(contacts);
-	expect(rerun.json.map((item) => item.outcome)).toEqual(contacts.map(() => 'already sent'));
+	expect(rerun.json.map((item) => item.outcome)).toEqual(contacts.map(() => 'already accepted'));
 	expect(contacts.filter((contact) => timesMessaged(contact) !== 1)).toEqual([]);
 });
 
@@ -72,7 +72,7 @@ test('a run stopped by a failed item leaves no claim on the items after it: the 
 
 	const { json } = await sendTo(contacts);
 	expect(json.map((item) => item.outcome)).toEqual(
-		contacts.map((_, i) => (i < 10 ? 'already sent' : 'sent')),
+		contacts.map((_, i) => (i < 10 ? 'already accepted' : 'accepted')),
 	);
 	expect(contacts.filter((contact) => timesMessaged(contact) !== 1)).toEqual([]);
 });
@@ -83,7 +83,7 @@ test('the same message twice in one run, among others: sent once, the second ite
 	const phones = [...contacts.slice(0, 3), contacts[1], ...contacts.slice(3)];
 	const { json } = await sendTo(phones);
 	expect(json.map((item) => item.outcome)).toEqual(
-		phones.map((_, i) => (i === 3 ? 'already sent' : 'sent')),
+		phones.map((_, i) => (i === 3 ? 'already accepted' : 'accepted')),
 	);
 	expect(json[3].correlationId).toBe(json[1].correlationId);
 	expect(contacts.filter((contact) => timesMessaged(contact) !== 1)).toEqual([]);
@@ -104,7 +104,7 @@ test('at 5 per second, even with a slow record, no key is claimed before the mes
 		contacts.map((phone) => ({ phone })),
 		true,
 	);
-	expect(json.map((item) => item.outcome)).toEqual(contacts.map(() => 'sent'));
+	expect(json.map((item) => item.outcome)).toEqual(contacts.map(() => 'accepted'));
 	const claimedAt = (contact: string) =>
 		fixture.api.calls
 			.slice(callsBefore)

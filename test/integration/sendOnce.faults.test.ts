@@ -41,8 +41,8 @@ function untrueOutcomes(items: IDataObject[], contacts: string[], sentBefore: Se
 		const contact = contacts[i];
 		const received = messagesTo(contact).length > 0;
 		const truthful =
-			(item.outcome === 'sent' && received && !sentBefore.has(contact)) ||
-			(item.outcome === 'already sent' && sentBefore.has(contact)) ||
+			(item.outcome === 'accepted' && received && !sentBefore.has(contact)) ||
+			(item.outcome === 'already accepted' && sentBefore.has(contact)) ||
 			(item.outcome === 'not sent' && !received) ||
 			(item.outcome === 'may have been sent' && received);
 		return truthful ? [] : [`${contact}: ${String(item.outcome)} (${String(item.error ?? '')})`];
@@ -80,7 +80,7 @@ describe('Send Once with n8n API faults in the record calls', () => {
 		expect(contacts.filter((contact) => messagesTo(contact).length > 0)).toEqual([]);
 		fixture.api.setFaults(undefined);
 		const again = await sendTo(contacts);
-		expect(again.json.map((item) => item.outcome)).toEqual(['sent', 'sent', 'sent']);
+		expect(again.json.map((item) => item.outcome)).toEqual(['accepted', 'accepted', 'accepted']);
 	}, 30_000);
 
 	test('a claim whose read fails after its row was inserted leaves no claim behind: the rerun sends, nothing says "may have been sent"', async () => {
@@ -100,12 +100,12 @@ describe('Send Once with n8n API faults in the record calls', () => {
 			fixture.api.rowsOf(RECORD_TABLE, fixture.apiKey).filter((row) => row.state === 'running'),
 		).toEqual([]);
 		const again = await sendTo(contacts);
-		expect(again.json.map((item) => item.outcome)).toEqual(['sent', 'sent']);
+		expect(again.json.map((item) => item.outcome)).toEqual(['accepted', 'accepted']);
 	}, 30_000);
 
 	test("the record credential switched to another user's key: the next run uses that user's table, without a restart", async () => {
 		const [before, after] = contactsOf(2);
-		expect((await sendTo([before])).json[0].outcome).toBe('sent');
+		expect((await sendTo([before])).json[0].outcome).toBe('accepted');
 		const other = fixture.api.addUser('teammate');
 		fixture.credentials.set('contactCenterRecordApi', {
 			baseUrl: fixture.api.baseUrl,
@@ -114,7 +114,7 @@ describe('Send Once with n8n API faults in the record calls', () => {
 		});
 		try {
 			const result = await sendTo([after]);
-			expect(result.json[0].outcome).toBe('sent');
+			expect(result.json[0].outcome).toBe('accepted');
 			expect(fixture.api.rowsOf(RECORD_TABLE, other.apiKey).map((row) => row.state)).toEqual([
 				'done',
 			]);
@@ -140,7 +140,7 @@ describe("Send Once at n8n's data table storage warning level", () => {
 		try {
 			const contacts = contactsOf(2);
 			const { json, hints } = await sendTo(contacts);
-			expect(json.map((item) => item.outcome)).toEqual(['sent', 'sent']);
+			expect(json.map((item) => item.outcome)).toEqual(['accepted', 'accepted']);
 			expect(hints).toEqual([
 				expect.objectContaining({
 					type: 'warning',

@@ -77,7 +77,7 @@ describe('the canvas label of each operation', () => {
 	it('says the medium, the metric, the number of metrics and the answer', () => {
 		expect(operations.map(({ resource, operation }) => canvasLabels(resource, operation))).toEqual([
 			{ name: 'Send message', subtitle: 'WhatsApp' },
-			{ name: 'Get message status', subtitle: 'Counts per status' },
+			{ name: 'Get message status', subtitle: 'Received or not, per contact' },
 			{ name: 'Get failed messages', subtitle: 'Contact and reason of each' },
 			{ name: 'Get metric', subtitle: 'Inbound Message Volume' },
 			{ name: 'Get metric snapshot', subtitle: '8 metrics in one row' },

@@ -6,8 +6,10 @@ import {
 	failedSendFields,
 	mediumName,
 	outcomeOfError,
+	sentAgainNote,
 	sentRow,
 	skippedRow,
+	statusNotReadNote,
 	UnconfirmedSendError,
 	type MessageFields,
 } from '../../nodes/ContactCenter/actions/proactiveMessage/send/outcome';
@@ -77,75 +79,119 @@ describe('correlationIdOf', () => {
 	});
 });
 
-/** The columns of every row of Send, in order: a row drops into a sheet row. */
-const COLUMNS = [
-	'outcome',
-	'sentThisRun',
-	'sentAt',
-	'correlationId',
-	'possibleDuplicate',
+/** The columns of every row of Send, in order: what became of the message first. */
+const COLUMNS = ['outcome', 'contact', 'correlationId', 'sentAt', 'possibleDuplicate', 'note'];
+/** With Include Send Details, how it was sent and its Send Once Key after them. */
+const DETAIL_COLUMNS = [
+	...COLUMNS,
 	'medium',
 	'mediumName',
 	'channel',
-	'contact',
 	'messageType',
-	'sendOnceKey',
 	'attempts',
-	'note',
+	'sendOnceKey',
 ];
 
 describe('the rows of a send', () => {
-	it('a sent message: sent by this run, its correlationId, the Medium as the form names it', () => {
-		const row = sentRow(message, {
-			correlationId: 'c-1',
-			sentAt: '2026-11-22T12:00:00.000Z',
-			attempts: 2,
-			uncertainAttempts: 1,
-		});
+	it('an accepted message: accepted, its contact, correlationId and time, no note', () => {
+		const row = sentRow(
+			message,
+			{
+				correlationId: 'c-1',
+				sentAt: '2026-11-22T12:00:00.000Z',
+				attempts: 2,
+				uncertainAttempts: 1,
+			},
+			false,
+		);
 		expect(row).toEqual({
-			outcome: 'sent',
-			sentThisRun: true,
-			sentAt: '2026-11-22T12:00:00.000Z',
+			outcome: 'accepted',
+			contact: '+31612345678',
 			correlationId: 'c-1',
+			sentAt: '2026-11-22T12:00:00.000Z',
 			possibleDuplicate: true,
-			...message,
-			mediumName: 'SMS via Twilio',
-			attempts: 2,
 			note: '',
 		});
 		expect(Object.keys(row)).toEqual(COLUMNS);
 	});
 
-	it('a message the record has as sent: this run sent nothing, an earlier run sent it then', () => {
-		const detail = sentDetailText({ correlationId: 'c-0', sentAt: '2026-11-21T08:00:00.000Z' });
-		const row = skippedRow(message, { kind: 'alreadySent', at: 0, detail });
-		expect(row).toEqual({
-			outcome: 'already sent',
-			sentThisRun: false,
-			sentAt: '2026-11-21T08:00:00.000Z',
-			correlationId: 'c-0',
-			possibleDuplicate: false,
-			...message,
+	it('with Include Send Details: how it was sent, the Medium as the form names it, the Send Once Key', () => {
+		const row = sentRow(
+			message,
+			{
+				correlationId: 'c-1',
+				sentAt: '2026-11-22T12:00:00.000Z',
+				attempts: 2,
+				uncertainAttempts: 0,
+			},
+			true,
+		);
+		expect(row).toMatchObject({
+			medium: 'TWILIO',
 			mediumName: 'SMS via Twilio',
-			attempts: 0,
-			note: 'Not sent by this run: an earlier run sent this message at 2026-11-21T08:00:00.000Z (Send Once).',
+			channel: 'Appointments SMS',
+			messageType: 'text',
+			attempts: 2,
+			sendOnceKey: 'reminder-1',
 		});
-		expect(Object.keys(row)).toEqual(COLUMNS);
+		expect(Object.keys(row)).toEqual(DETAIL_COLUMNS);
+	});
+
+	it('a message sent again after a failed one: the note says what became of the earlier one', () => {
+		const row = sentRow(
+			message,
+			{
+				correlationId: 'c-2',
+				sentAt: '2026-11-22T12:00:00.000Z',
+				attempts: 1,
+				uncertainAttempts: 0,
+				sentAgainAfter: 'DELIVERING_FAILED',
+			},
+			false,
+		);
+		expect(row).toMatchObject({ outcome: 'accepted', correlationId: 'c-2' });
+		expect(row.note).toBe(sentAgainNote('DELIVERING_FAILED'));
+		expect(row.note).toContain('DELIVERING_FAILED');
+	});
+
+	it('a message the record has as sent: already accepted, with the earlier time and id, and no note', () => {
+		const detail = sentDetailText({ correlationId: 'c-0', sentAt: '2026-11-21T08:00:00.000Z' });
+		const row = skippedRow(message, { kind: 'alreadySent', at: 0, detail }, false);
+		expect(row).toEqual({
+			outcome: 'already accepted',
+			contact: '+31612345678',
+			correlationId: 'c-0',
+			sentAt: '2026-11-21T08:00:00.000Z',
+			possibleDuplicate: false,
+			note: '',
+		});
+	});
+
+	it('already accepted, and the status Send Again To needed could not be read: the note says so', () => {
+		const detail = sentDetailText({ correlationId: 'c-0', sentAt: '2026-11-21T08:00:00.000Z' });
+		const row = skippedRow(
+			message,
+			{ kind: 'alreadySent', at: 0, detail, statusNotRead: 'timed out' },
+			false,
+		);
+		expect(row).toMatchObject({
+			outcome: 'already accepted',
+			note: statusNotReadNote('timed out'),
+		});
+		expect(row.note).toContain('timed out');
 	});
 
 	it('a message another run holds: not sent here, may have been sent, and a note that says why', () => {
 		const since = Date.parse('2026-11-22T11:59:00Z');
-		const held = skippedRow(message, { kind: 'heldElsewhere', since });
+		const held = skippedRow(message, { kind: 'heldElsewhere', since }, false);
 		expect(held).toMatchObject({
 			outcome: 'may have been sent',
-			sentThisRun: false,
 			sentAt: '',
 			correlationId: '',
-			attempts: 0,
 		});
 		expect(Object.keys(held)).toEqual(COLUMNS);
 		expect(held.note).toContain('another run claimed this message at 2026-11-22T11:59:00.000Z');
-		const stopped = skippedRow(message, { kind: 'heldElsewhere', since, stopped: true });
+		const stopped = skippedRow(message, { kind: 'heldElsewhere', since, stopped: true }, false);
 		expect(stopped.note).toContain(
 			'a run that stopped (a crash or restart) was sending this message',
 		);
@@ -173,24 +219,22 @@ describe('the row of a failed item (Continue On Fail)', () => {
 			name in parameters ? parameters[name] : fallback,
 	} as unknown as IExecuteFunctions;
 
-	it('has the columns of a sent row, with nothing sent by this run and the sends it made', () => {
-		const row = failedSendFields.call(context, 0, new ServiceRequestError(serverError, 3, 0));
+	it('has the columns of a sent row: not sent, its contact, and the sends it made in the details', () => {
+		const error = new ServiceRequestError(serverError, 3, 0);
+		const row = failedSendFields.call(context, 0, error, false);
 		expect(row).toEqual({
 			outcome: 'not sent',
-			sentThisRun: false,
-			sentAt: '',
+			contact: '+31612345678',
 			correlationId: '',
+			sentAt: '',
 			possibleDuplicate: false,
-			...message,
-			mediumName: 'SMS via Twilio',
-			attempts: 3,
 			note: '',
 		});
-		expect(Object.keys(row)).toEqual(COLUMNS);
+		expect(failedSendFields.call(context, 0, error, true)).toMatchObject({ attempts: 3 });
 	});
 
 	it('an item refused before sending made no send', () => {
-		expect(failedSendFields.call(context, 0, new Error('broken expression'))).toMatchObject({
+		expect(failedSendFields.call(context, 0, new Error('broken expression'), true)).toMatchObject({
 			outcome: 'not sent',
 			attempts: 0,
 		});
@@ -202,23 +246,29 @@ describe('the row of a failed item (Continue On Fail)', () => {
 				throw new Error(`cannot read ${name}`);
 			},
 		} as unknown as IExecuteFunctions;
-		const row = failedSendFields.call(broken, 0, new Error('broken expression'));
+		const row = failedSendFields.call(broken, 0, new Error('broken expression'), false);
 		expect(Object.keys(row)).toEqual(COLUMNS);
-		expect(row).toMatchObject({ outcome: 'not sent', medium: '', mediumName: '', contact: '' });
+		expect(row).toMatchObject({ outcome: 'not sent', contact: '' });
 	});
 
-	it('has a sendOnceKey column whenever Send Once is on, and none when it is Off', () => {
-		const withMode = (sendOnce: string) =>
+	it('with Include Send Details, has a sendOnceKey column whenever Send Once is on, and none when it is Off (its default)', () => {
+		const withMode = (sendOnce: string | undefined) =>
 			failedSendFields.call(
 				{
 					getNodeParameter: (name: string, _i: number, fallback?: unknown) =>
-						name === 'sendOnce' ? sendOnce : name in parameters ? parameters[name] : fallback,
+						name === 'sendOnce'
+							? (sendOnce ?? fallback)
+							: name in parameters
+								? parameters[name]
+								: fallback,
 				} as unknown as IExecuteFunctions,
 				0,
 				new Error('refused'),
+				true,
 			);
 		expect(withMode('message').sendOnceKey).toBe('');
 		expect(withMode('customKey').sendOnceKey).toBe('reminder-1');
 		expect(withMode('off')).not.toHaveProperty('sendOnceKey');
+		expect(withMode(undefined)).not.toHaveProperty('sendOnceKey');
 	});
 });

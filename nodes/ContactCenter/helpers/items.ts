@@ -9,6 +9,20 @@ export interface ItemHandler {
 	run: (itemIndex: number) => Promise<IDataObject | IDataObject[]>;
 	/** Fields that keep a failed item joinable to its input row when Continue On Fail is on. */
 	failedItemFields?: (itemIndex: number, error: unknown) => IDataObject;
+	/** Whether each output row carries its input item's fields after its own (Include Input Fields). */
+	includeInputFields?: boolean;
+}
+
+/**
+ * The row's own fields first, then the input item's other fields, as n8n's Set node does with
+ * "Include Other Input Fields": a field of the row wins over an input field of the same name.
+ */
+export function withInputFields(row: IDataObject, input: IDataObject | undefined): IDataObject {
+	const merged: IDataObject = { ...row };
+	for (const [key, value] of Object.entries(input ?? {})) {
+		if (!(key in merged)) merged[key] = value;
+	}
+	return merged;
 }
 
 /**
@@ -21,12 +35,15 @@ export async function processItems(
 	handler: ItemHandler,
 ): Promise<INodeExecutionData[]> {
 	const returnData: INodeExecutionData[] = [];
-	const itemCount = this.getInputData().length;
+	const inputItems = this.getInputData();
+	const itemCount = inputItems.length;
+	const withInput = (json: IDataObject, itemIndex: number) =>
+		handler.includeInputFields ? withInputFields(json, inputItems[itemIndex]?.json) : json;
 	for (let itemIndex = 0; itemIndex < itemCount; itemIndex++) {
 		try {
 			const rows = await handler.run(itemIndex);
 			for (const json of Array.isArray(rows) ? rows : [rows]) {
-				returnData.push({ json, pairedItem: { item: itemIndex } });
+				returnData.push({ json: withInput(json, itemIndex), pairedItem: { item: itemIndex } });
 			}
 		} catch (error) {
 			const context = orFallback(() => handler.errorContext(itemIndex), {
@@ -34,14 +51,12 @@ export async function processItems(
 			} as const);
 			const nodeError = toNodeError(this.getNode(), error, itemIndex, context);
 			if (!this.continueOnFail()) throw nodeError;
-			returnData.push({
-				json: {
-					...orFallback(() => handler.failedItemFields?.(itemIndex, error) ?? {}, {}),
-					error: nodeError.message,
-					...(nodeError.description ? { errorDescription: nodeError.description } : {}),
-				},
-				pairedItem: { item: itemIndex },
-			});
+			const failed: IDataObject = {
+				...orFallback(() => handler.failedItemFields?.(itemIndex, error) ?? {}, {}),
+				error: nodeError.message,
+				...(nodeError.description ? { errorDescription: nodeError.description } : {}),
+			};
+			returnData.push({ json: withInput(failed, itemIndex), pairedItem: { item: itemIndex } });
 		}
 	}
 	return returnData;

@@ -79,3 +79,57 @@ export function normalizeFailedMessages(
 		};
 	});
 }
+
+/** Statuses a message does not leave: the service has nothing more to report about it. */
+export const FINAL_STATUSES: readonly string[] = ['DELIVERED', 'FAILED', 'DELIVERING_FAILED'];
+
+/** Statuses of messages that did not reach the contact: not sent (FAILED), sent but not delivered. */
+export const NOT_RECEIVED_STATUSES: readonly string[] = ['FAILED', 'DELIVERING_FAILED'];
+
+/**
+ * One send is one message, so its status is the one status its overview counts. A status still on
+ * its way (PROCESSING, SENT, or one the spec does not list) wins over a final one; UNKNOWN when
+ * the overview counts no message.
+ */
+export function currentStatusOf(overview: StatusOverview): string {
+	const counted = Object.keys(overview).filter(
+		(key) => key !== 'correlationId' && key !== 'total' && Number(overview[key]) > 0,
+	);
+	return counted.find((status) => !FINAL_STATUSES.includes(status)) ?? counted[0] ?? 'UNKNOWN';
+}
+
+/** Whether the contact got the message, by its status: a column a sheet filters on. */
+export type Received = 'yes' | 'no' | 'unconfirmed';
+
+/**
+ * DELIVERED is yes; FAILED and DELIVERING_FAILED are no; every other status is unconfirmed: SENT
+ * (the service sent it and has no delivery confirmation, maybe never will), PROCESSING (queued),
+ * or a status the spec does not list.
+ */
+export function receivedOf(status: string): Received {
+	if (status === 'DELIVERED') return 'yes';
+	return NOT_RECEIVED_STATUSES.includes(status) ? 'no' : 'unconfirmed';
+}
+
+/**
+ * Get Status's row of one send: whether the contact got it, its status and contact, then its
+ * correlationId. An overview that counts more than one message (a correlationId that did not come
+ * from one Send item) has its counts per status as well, in `statusCounts`.
+ */
+export function statusRow(overview: StatusOverview, contact: string): IDataObject {
+	const status = currentStatusOf(overview);
+	const { correlationId, total, ...counts } = overview;
+	return {
+		received: receivedOf(status),
+		status,
+		contact,
+		correlationId,
+		...(total > 1
+			? {
+					statusCounts: Object.fromEntries(
+						Object.entries(counts).filter(([, count]) => Number(count) > 0),
+					),
+				}
+			: {}),
+	};
+}

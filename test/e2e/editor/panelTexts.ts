@@ -4,8 +4,9 @@
  * through puppeteer-core, as editor/nodesPanel.ts) against a real n8n (2.41.1) with the packed
  * package: every notice of both nodes at most two lines as rendered, every option description one
  * line of its dropdown (n8n cuts it with "…" after two), the Docs link of each node opening its
- * docs page (the URL n8n opens, with its `?utm_source`), and Send's output of a first run and a
- * rerun with Send Once, as the output table shows it.
+ * docs page (the URL n8n opens, with its `?utm_source`), a Send node added from the nodes panel
+ * getting its OAuth2 credential filled in and running on its first try, and Send's output of a
+ * first run and a rerun with Send Once, as the output table shows it.
  */
 import * as runtimeModule from '../../../scripts/lib/n8n-runtime';
 import * as localModule from '../../../scripts/lib/local-setup';
@@ -75,11 +76,21 @@ export function describePanelTexts(session: () => Json): void {
 			}, 120_000);
 
 			test("Send: the notice is one line, and Resource, Operation, Medium and Send Once's options one line each", async () => {
+				// Send Once is Off on a new node; its notice shows once it is on.
+				expect(await panel.parameterShown(page, 'sendOnce')).toBe('Off');
+				await dialog.chooseParameterOption(page, 'sendOnce', 'Same Message Once');
 				const layout: Json = await texts.sendLayout(page);
 				log(`Send: ${JSON.stringify(layout)}`);
 				expect(layout.noticeLines).toBe(1);
 				await expectShortNotices('Send', 1);
-				for (const name of ['resource', 'operation', 'medium', 'messageType', 'sendOnce']) {
+				for (const name of [
+					'resource',
+					'operation',
+					'medium',
+					'messageType',
+					'sendOnce',
+					'sendAgainTo',
+				]) {
 					await expectOneLineOptions(name);
 				}
 			});
@@ -150,8 +161,39 @@ export function describePanelTexts(session: () => Json): void {
 			});
 		});
 
-		describe("Send's output in the node's output table, run twice with Send Once", () => {
+		describe("Send's credential and output in the editor, with the local setup's credentials", () => {
 			let simulator: Json;
+			let oauth2: string;
+			let record: string;
+
+			// As the local setup does: the OAuth2 credential first, then the record credential, which
+			// is so the most recently updated one.
+			beforeAll(async () => {
+				simulator = await sim.startSimulator({ port: 0 });
+				const client = simulator.options.clients[0];
+				const offered = await rt.restCall(instance, 'GET', '/api-keys/scopes', { cookie });
+				const { rawApiKey } = await rt.createApiKey(instance, cookie, {
+					labelPrefix: 'panel-texts-record',
+					scopes: local.dataTableScopes(offered.json.data ?? offered.json),
+				});
+				const credential = async (name: string, type: string, data: Json) =>
+					(
+						await rt.restCall(instance, 'POST', '/credentials', {
+							cookie,
+							body: { name, type, data },
+						})
+					).json.data.id as string;
+				oauth2 = await credential('Contact Center (simulator)', 'contactCenterOAuth2Api', {
+					baseUrl: simulator.url,
+					clientId: client.clientId,
+					clientSecret: client.clientSecret,
+				});
+				record = await credential('Contact Center record (panel)', 'contactCenterRecordApi', {
+					baseUrl: `${instance.baseUrl}/api/v1`,
+					apiKey: rawApiKey,
+					dataTableName: 'contact_center_record',
+				});
+			}, 120_000);
 
 			afterAll(async () => {
 				await simulator?.stop();
@@ -171,12 +213,12 @@ export function describePanelTexts(session: () => Json): void {
 				throw new Error(`run ${runs} of the workflow did not succeed`);
 			}
 
-			async function sendOutput(): Promise<Json> {
+			async function sendOutput(nodeName = 'Send reminder'): Promise<Json> {
 				const nodes = await page.$$('[data-test-id="canvas-node"]');
 				const names: string[] = await Promise.all(
 					nodes.map(async (node: Json) => await node.evaluate((el: Json) => el.innerText)),
 				);
-				await nodes[names.findIndex((name) => name.includes('Send reminder'))].click({
+				await nodes[names.findIndex((name) => name.includes(nodeName))].click({
 					clickCount: 2,
 				});
 				const table: Json = await texts.outputTable(page);
@@ -191,31 +233,54 @@ export function describePanelTexts(session: () => Json): void {
 				};
 			}
 
-			test('the rerun reads "already sent", sentThisRun false and a note that an earlier run sent it; the Medium as the form names it', async () => {
-				simulator = await sim.startSimulator({ port: 0 });
-				const client = simulator.options.clients[0];
-				const offered = await rt.restCall(instance, 'GET', '/api-keys/scopes', { cookie });
-				const { rawApiKey } = await rt.createApiKey(instance, cookie, {
-					labelPrefix: 'panel-texts-record',
-					scopes: local.dataTableScopes(offered.json.data ?? offered.json),
+			test('a Send node added from the nodes panel gets the OAuth2 credential filled in, needs no other, and runs on its first try', async () => {
+				await panel.openNextStepPanelOfNewWorkflow(page, instance, cookie, 'Panel texts: new Send');
+				await panel.search(page, 'send message');
+				await panel.openEntry(page, 'Contact Center');
+				await panel.chooseItem(page, 'Send message');
+				await rt.sleep(1000);
+				const fields: Json[] = await dialog.nodeCredentialFields(page);
+				log(`new Send node, credential fields: ${JSON.stringify(fields)}`);
+				expect(fields.map((f) => [f.label, f.selected])).toEqual([
+					['Contact Center OAuth2 API', 'Contact Center (simulator)'],
+				]);
+				expect(await panel.parameterShown(page, 'sendOnce')).toBe('Off');
+				await panel.closeNodeSettings(page);
+				await page.keyboard.down('Control');
+				await page.keyboard.press('s');
+				await page.keyboard.up('Control');
+				await rt.sleep(1000);
+				const workflowId = new URL(page.url()).pathname.split('/').pop();
+				const saved = await rt.restCall(instance, 'GET', `/workflows/${workflowId}`, { cookie });
+				const nodes: Json[] = saved.json.data.nodes;
+				const send = nodes.find((node) => node.type === 'n8n-nodes-contact-center.contactCenter')!;
+				expect(send.credentials).toEqual({
+					contactCenterOAuth2Api: { id: oauth2, name: 'Contact Center (simulator)' },
 				});
-				const credential = async (name: string, type: string, data: Json) =>
-					(
-						await rt.restCall(instance, 'POST', '/credentials', {
-							cookie,
-							body: { name, type, data },
-						})
-					).json.data.id as string;
-				const oauth2 = await credential('Contact Center (simulator)', 'contactCenterOAuth2Api', {
-					baseUrl: simulator.url,
-					clientId: client.clientId,
-					clientSecret: client.clientSecret,
+				// The fields a user fills in before the first run, as saved by the editor.
+				send.parameters = {
+					...send.parameters,
+					medium: 'TWILIO',
+					channel: 'Appointments SMS',
+					contact: '+31612345670',
+					text: 'Your appointment is tomorrow at 10:00',
+				};
+				const updated = await rt.restCall(instance, 'PATCH', `/workflows/${workflowId}`, {
+					cookie,
+					body: { ...saved.json.data, nodes },
 				});
-				const record = await credential('Contact Center record (panel)', 'contactCenterRecordApi', {
-					baseUrl: `${instance.baseUrl}/api/v1`,
-					apiKey: rawApiKey,
-					dataTableName: 'contact_center_record',
+				expect(updated.status).toBe(200);
+				await page.goto(`${instance.baseUrl}/workflow/${workflowId}`, {
+					waitUntil: 'networkidle2',
 				});
+				await page.waitForSelector('[data-test-id="execute-workflow-button"]', { visible: true });
+				await executeWorkflow(String(workflowId), 1);
+				const output = await sendOutput(send.name);
+				log(`new Send node, first run: ${JSON.stringify(output)}`);
+				expect(output.row).toMatchObject({ outcome: 'accepted', contact: '+31612345670' });
+			});
+
+			test('the first run reads "accepted", the input\'s fields after the row\'s own; the rerun "already accepted" with the earlier time, an empty note and no Send Once Key', async () => {
 				const created = await rt.restCall(instance, 'POST', '/workflows', {
 					cookie,
 					body: {
@@ -230,18 +295,30 @@ export function describePanelTexts(session: () => Json): void {
 								parameters: {},
 							},
 							{
+								id: 'contacts',
+								name: 'Contacts',
+								type: 'n8n-nodes-base.code',
+								typeVersion: 2,
+								position: [220, 0],
+								parameters: {
+									jsCode:
+										"return [{ json: { firstName: 'Ada', phone: '+31612345678', customerId: 'CUST-1815' } }];",
+								},
+							},
+							{
 								id: 'send',
 								name: 'Send reminder',
 								type: 'n8n-nodes-contact-center.contactCenter',
 								typeVersion: 1,
-								position: [220, 0],
+								position: [440, 0],
 								parameters: {
 									resource: 'proactiveMessage',
 									operation: 'send',
 									medium: 'TWILIO',
 									channel: 'Appointments SMS',
-									contact: '+31612345678',
+									contact: '={{ $json.phone }}',
 									text: 'Your appointment is tomorrow at 10:00',
+									sendOnce: 'message',
 								},
 								credentials: {
 									contactCenterOAuth2Api: { id: oauth2, name: 'Contact Center (simulator)' },
@@ -250,7 +327,8 @@ export function describePanelTexts(session: () => Json): void {
 							},
 						],
 						connections: {
-							'Manual Trigger': { main: [[{ node: 'Send reminder', type: 'main', index: 0 }]] },
+							'Manual Trigger': { main: [[{ node: 'Contacts', type: 'main', index: 0 }]] },
+							Contacts: { main: [[{ node: 'Send reminder', type: 'main', index: 0 }]] },
 						},
 					},
 				});
@@ -267,27 +345,30 @@ export function describePanelTexts(session: () => Json): void {
 				const rerun = await sendOutput();
 				log(`rerun: ${JSON.stringify(rerun)}`);
 
-				// The first columns say what this run did; the same columns on both runs.
-				expect(first.columns.slice(0, 3)).toEqual(['outcome', 'sentThisRun', 'sentAt']);
+				// The first columns say what became of the message; the input's fields follow them; the
+				// same columns on both runs, and no Send Once Key.
+				expect(first.columns.slice(0, 2)).toEqual(['outcome', 'contact']);
+				expect(first.columns).toEqual(expect.arrayContaining(['firstName', 'customerId']));
+				expect(first.columns.indexOf('firstName')).toBeGreaterThan(first.columns.indexOf('note'));
+				expect(first.columns).not.toContain('sendOnceKey');
 				expect(rerun.columns).toEqual(first.columns);
 				expect(first.row).toMatchObject({
-					outcome: 'sent',
-					sentThisRun: 'true',
-					medium: 'TWILIO',
-					mediumName: 'SMS via Twilio',
-					attempts: '1',
+					outcome: 'accepted',
+					contact: '+31612345678',
+					firstName: 'Ada',
 					// n8n's table shows an empty string as "empty".
 					note: 'empty',
 				});
 				expect(rerun.row).toMatchObject({
-					outcome: 'already sent',
-					sentThisRun: 'false',
+					outcome: 'already accepted',
 					sentAt: first.row.sentAt,
 					correlationId: first.row.correlationId,
-					attempts: '0',
-					note: `Not sent by this run: an earlier run sent this message at ${first.row.sentAt} (Send Once).`,
+					firstName: 'Ada',
+					note: 'empty',
 				});
-				expect(simulator.messages).toHaveLength(1);
+				expect(
+					simulator.messages.filter((m: Json) => m.body.contact === '+31612345678'),
+				).toHaveLength(1);
 			});
 		});
 	});

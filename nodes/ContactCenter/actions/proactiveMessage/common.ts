@@ -64,6 +64,38 @@ export function readCorrelationId(this: IExecuteFunctions, itemIndex: number): s
 	return correlationId;
 }
 
+/**
+ * Include Input Fields, in the Options of an operation: on by default, so that a row names whom it
+ * is about (e.g. the first name and customer ID of the list Send sent to) without a Merge.
+ */
+export const includeInputFieldsOption: INodeProperties = {
+	displayName: 'Include Input Fields',
+	name: 'includeInputFields',
+	type: 'boolean',
+	default: true,
+	description:
+		"Whether each output item keeps its input item's fields (e.g. first name, customer ID) after its own, as Set's Include Other Input Fields does",
+};
+
+/** The Options of Get Status and Get Failed: Include Input Fields. */
+export function statusOptionsProperty(operation: string): INodeProperties {
+	return {
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		displayOptions: { show: { resource: ['proactiveMessage'], operation: [operation] } },
+		options: [includeInputFieldsOption],
+	};
+}
+
+/** Whether the operation's rows carry their input item's fields (on unless turned off). */
+export function readIncludeInputFields(this: IExecuteFunctions): boolean {
+	const options = this.getNodeParameter('options', 0, {}) as { includeInputFields?: boolean };
+	return options.includeInputFields ?? true;
+}
+
 /** Runs `read` once per input item for the item's correlation id (Get Status, Get Failed). */
 export async function executePerCorrelationId(
 	this: IExecuteFunctions,
@@ -79,6 +111,7 @@ export async function executePerCorrelationId(
 			correlationId: correlationIdAsEntered.call(this, i),
 		}),
 		failedItemFields: (i) => ({ correlationId: correlationIdAsEntered.call(this, i) }),
+		includeInputFields: readIncludeInputFields.call(this),
 		run: async (i) => await read.call(this, readCorrelationId.call(this, i), i),
 	});
 }

@@ -5,18 +5,20 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { normalizeFailedMessages, type FailedMessage } from '../../helpers/statusOverview';
+import {
+	normalizeFailedMessages,
+	NOT_RECEIVED_STATUSES,
+	type FailedMessage,
+} from '../../helpers/statusOverview';
 import { contactCenterApiRequest } from '../../transport';
 import {
 	correlationIdProperty,
 	executePerCorrelationId,
 	readSentToContact,
 	sentToContactProperty,
+	statusOptionsProperty,
 } from './common';
 import { getStatusOverview } from './getStatus.operation';
-
-/** Statuses of messages that did not reach the contact: not sent (FAILED), sent but not delivered. */
-export const NOT_RECEIVED_STATUSES: readonly string[] = ['FAILED', 'DELIVERING_FAILED'];
 
 export const description: INodeProperties[] = [
 	{
@@ -32,12 +34,8 @@ export const description: INodeProperties[] = [
 		'getFailed',
 		"The contact the message was sent to, for the rows the service gives no details for (it documents details for FAILED only, not for DELIVERING_FAILED). The default takes it from Send's output or Get Status's.",
 	),
+	statusOptionsProperty('getFailed'),
 ];
-
-/** The reason of a row the service gave no details for: it says so, in the row. */
-export const noDetailsGiven = (status: string) =>
-	`No reason given: the service gives no details for ${status} messages`;
-export const NO_REASON_IN_DETAILS = 'No reason given by the service';
 
 /**
  * The service's details of the messages with `status`, or undefined when it gives none (an empty
@@ -61,8 +59,9 @@ export async function readStatusDetails(
 
 /**
  * One row per message of the send that did not reach its contact, FAILED or DELIVERING_FAILED,
- * read from the status counts: the service's details where it gives them, else the mapped contact
- * and a reason that says nothing was given (`detailsFromService: false`).
+ * read from the status counts: the service's details where it gives them, else the mapped contact.
+ * `reason` is the service's, or empty when it gives none (it documents none for DELIVERING_FAILED),
+ * so that a sheet can filter on it.
  */
 export async function getMessagesNotReceived(
 	this: IExecuteFunctions,
@@ -78,23 +77,16 @@ export async function getMessagesNotReceived(
 		if (details) {
 			for (const detail of details) {
 				rows.push({
-					correlationId,
 					contact: detail.contact || contact,
 					status: detail.status,
-					reason: detail.reason || NO_REASON_IN_DETAILS,
-					detailsFromService: true,
+					reason: detail.reason,
+					correlationId,
 				});
 			}
 			continue;
 		}
 		for (let message = 0; message < count; message++) {
-			rows.push({
-				correlationId,
-				contact,
-				status,
-				reason: noDetailsGiven(status),
-				detailsFromService: false,
-			});
+			rows.push({ contact, status, reason: '', correlationId });
 		}
 	}
 	return rows;

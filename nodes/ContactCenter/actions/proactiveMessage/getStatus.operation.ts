@@ -1,12 +1,13 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { normalizeStatusOverview } from '../../helpers/statusOverview';
+import { normalizeStatusOverview, statusRow } from '../../helpers/statusOverview';
 import { contactCenterApiRequest } from '../../transport';
 import {
 	correlationIdProperty,
 	executePerCorrelationId,
 	readSentToContact,
 	sentToContactProperty,
+	statusOptionsProperty,
 } from './common';
 
 export const description: INodeProperties[] = [
@@ -15,6 +16,7 @@ export const description: INodeProperties[] = [
 		'getStatus',
 		"The contact the message was sent to, copied into the output row so that each status has its contact (the service's status counts name none). The default takes it from Send's output.",
 	),
+	statusOptionsProperty('getStatus'),
 ];
 
 export async function getStatusOverview(this: IExecuteFunctions, correlationId: string) {
@@ -28,7 +30,7 @@ export async function getStatusOverview(this: IExecuteFunctions, correlationId: 
 
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	return await executePerCorrelationId.call(this, async function (correlationId, itemIndex) {
-		const { correlationId: readId, ...counts } = await getStatusOverview.call(this, correlationId);
-		return { correlationId: readId, contact: readSentToContact.call(this, itemIndex), ...counts };
+		const overview = await getStatusOverview.call(this, correlationId);
+		return statusRow(overview, readSentToContact.call(this, itemIndex));
 	});
 }

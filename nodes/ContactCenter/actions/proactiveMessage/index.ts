@@ -23,7 +23,7 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Get Status',
 				value: 'getStatus',
-				description: 'Get the number of messages per status for a correlation ID',
+				description: 'Who got the message, who did not, who is unconfirmed',
 				action: 'Get message status',
 			},
 			{

@@ -1,6 +1,11 @@
 import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
 
-import { DEFAULT_SEND_ONCE_HOURS, MAX_SEND_ONCE_HOURS } from './onceSettings';
+import { includeInputFieldsOption } from '../common';
+import {
+	DEFAULT_SEND_ONCE_HOURS,
+	DEFAULT_SEND_ONCE_MODE,
+	MAX_SEND_ONCE_HOURS,
+} from './onceSettings';
 import {
 	DEFAULT_RATE_LIMIT_MESSAGES,
 	DEFAULT_RATE_LIMIT_PERIOD_SECONDS,
@@ -192,10 +197,11 @@ export const description: INodeProperties[] = [
 		],
 	},
 	{
-		// n8n fills in one credential by itself for a new node, however many it needs (its editor
-		// picks the most recently updated one). A notice can follow parameters only, not the
-		// credentials picked (n8n 2.41.1 gives displayOptions the node's parameters and settings), so
-		// it shows while Send Once is on, kept to one line.
+		// n8n's editor fills in one credential by itself for a new node (the most recently updated one
+		// of the credential types it shows), never a second: Send Once is Off for a new node so that
+		// its OAuth2 credential is the one filled in and its first run works. A notice can follow
+		// parameters only, not the credentials picked (n8n 2.41.1 gives displayOptions the node's
+		// parameters and settings), so it shows while Send Once is on, kept to one line.
 		displayName: 'Send Once needs a Record API credential (top), or Off',
 		name: 'credentialsNotice',
 		type: 'notice',
@@ -206,9 +212,9 @@ export const description: INodeProperties[] = [
 		displayName: 'Send Once',
 		name: 'sendOnce',
 		type: 'options',
-		default: 'message',
+		default: DEFAULT_SEND_ONCE_MODE,
 		description:
-			'Whether a message this workflow already sent is skipped, so that a rerun or an n8n Retry after a crash messages nobody twice. Needs a Contact Center Record API credential (the record is an n8n data table).',
+			'Whether a message this workflow already sent is skipped, so that a rerun or an n8n Retry after a crash messages nobody twice. Turn it on for campaigns; it needs a Contact Center Record API credential (the record is an n8n data table).',
 		options: [
 			{
 				name: 'Same Message Once',
@@ -249,6 +255,27 @@ export const description: INodeProperties[] = [
 		displayOptions: show({ sendOnce: ['message', 'customKey'] }),
 	},
 	{
+		displayName: 'Send Again To',
+		name: 'sendAgainTo',
+		type: 'options',
+		default: 'nobody',
+		description:
+			'Which contacts an earlier run already messaged get the message again on a rerun, e.g. to retry the failed ones of a campaign',
+		options: [
+			{
+				name: 'Nobody',
+				value: 'nobody',
+				description: 'What an earlier run sent is not sent again',
+			},
+			{
+				name: 'Contacts Whose Message Failed',
+				value: 'failed',
+				description: 'FAILED or DELIVERING_FAILED earlier: sent again, once',
+			},
+		],
+		displayOptions: show({ sendOnce: ['message', 'customKey'] }),
+	},
+	{
 		displayName: 'Options',
 		name: 'options',
 		type: 'collection',
@@ -263,8 +290,17 @@ export const description: INodeProperties[] = [
 				typeOptions: { minValue: 0 },
 				default: DEFAULT_FINAL_STATUS_TIMEOUT_SECONDS,
 				description:
-					'How long to wait for the final statuses. Items whose message has none by then keep the status last read (e.g. SENT) with settled false.',
+					'How long to wait for the final statuses. Items whose message has none by then keep the status last read (e.g. SENT), received unconfirmed.',
 				displayOptions: { show: { waitForFinalStatus: [true] } },
+			},
+			includeInputFieldsOption,
+			{
+				displayName: 'Include Send Details',
+				name: 'includeSendDetails',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether each output item also says how its message was sent: medium, channel, message type, attempts and Send Once Key',
 			},
 			{
 				displayName: 'Rate Limit Messages',
@@ -325,7 +361,7 @@ export const description: INodeProperties[] = [
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether to wait, after sending, until every message has a final status (DELIVERED, FAILED or DELIVERING_FAILED) or the timeout passes, and add it to the output with settled true or false (and the reason of a FAILED message)',
+					'Whether to wait, after sending, until every message has a final status (DELIVERED, FAILED or DELIVERING_FAILED) or the timeout passes, and add received (yes, no or unconfirmed), status and reason to the output',
 			},
 		],
 	},
@@ -333,6 +369,8 @@ export const description: INodeProperties[] = [
 
 /** The Options of Send as n8n hands them over. */
 export interface SendOptions extends RateLimitOptions {
+	includeInputFields?: boolean;
+	includeSendDetails?: boolean;
 	rateLimitMaxWaitMinutes?: number;
 	retryAmbiguousFailures?: boolean;
 	sendTimeout?: number;

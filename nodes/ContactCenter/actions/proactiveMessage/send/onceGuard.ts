@@ -9,27 +9,33 @@ import {
 } from '../../../../shared/once';
 import { warnIfKeyExpiresSoon, warnIfStorageNearlyFull } from '../../../../shared/recordApi';
 import { withNotSent } from '../../../helpers/nodeErrors';
+import { NOT_RECEIVED_STATUSES } from '../../../helpers/statusOverview';
 import { SendFieldError } from './body';
 import {
 	DEFAULT_SEND_ONCE_HOURS,
+	DEFAULT_SEND_ONCE_MODE,
 	MAX_SEND_ONCE_HOURS,
 	messageSendOnceKey,
+	parseSentDetail,
+	sentAgainKey,
 	sendOnceScopeOf,
 	sendOnceWindowMs,
 	sentDetailText,
 	type MessageIdentity,
+	type SendAgainTo,
 	type SendOnceMode,
 	type SentDetail,
 } from './onceSettings';
 
 /** Why this run does not send an item's message although nothing failed. */
 export type SendOnceSkip =
-	| { kind: 'alreadySent'; at: number; detail: string }
+	/** `statusNotRead`: why Send Again To could not read the status of the earlier message. */
+	| { kind: 'alreadySent'; at: number; detail: string; statusNotRead?: string }
 	/** Another run holds the key, or one stopped while it held it: the message may be out. */
 	| { kind: 'heldElsewhere'; since?: number; stopped?: boolean };
 
 export function sendOnceModeOf(context: IExecuteFunctions, i: number): SendOnceMode {
-	return String(context.getNodeParameter('sendOnce', i, 'message')) as SendOnceMode;
+	return String(context.getNodeParameter('sendOnce', i, DEFAULT_SEND_ONCE_MODE)) as SendOnceMode;
 }
 
 /**
@@ -66,20 +72,31 @@ export class SendOnceGuard {
 	/** The item's turn to claim came: nothing is claimed ahead any more. */
 	private claiming = false;
 
+	/** The status of the message an earlier run sent, once this run sends it again (Send Again To). */
+	sentAgainAfter: string | undefined;
+
+	/** The work the record calls are about: the message's key, or the key of its sending again. */
+	private work: Work;
+
 	private constructor(
 		private readonly context: IExecuteFunctions,
-		private readonly work: Work,
-	) {}
-
-	get key(): string {
-		return this.work.key;
+		firstWork: Work,
+		private readonly sendAgainTo: SendAgainTo,
+		private readonly statusOf: (correlationId: string) => Promise<string>,
+	) {
+		this.work = firstWork;
+		this.key = firstWork.key;
 	}
+
+	/** The message's Send Once Key: the same for every sending again of it. */
+	readonly key: string;
 
 	/** The item's guard, or undefined when Send Once is off; a wrong Send Once field throws. */
 	static of(
 		context: IExecuteFunctions,
 		i: number,
 		message: MessageIdentity,
+		statusOf: (correlationId: string) => Promise<string>,
 	): SendOnceGuard | undefined {
 		const mode = sendOnceModeOf(context, i);
 		if (mode === 'off') return undefined;
@@ -93,11 +110,13 @@ export class SendOnceGuard {
 			);
 		}
 		const key = mode === 'customKey' ? customKeyOf(context, i) : messageSendOnceKey(message);
-		return new SendOnceGuard(context, {
-			scope: sendOnceScopeOf(context.getWorkflow().id),
-			key,
-			retentionMs,
-		});
+		const sendAgainTo = String(context.getNodeParameter('sendAgainTo', i, 'nobody')) as SendAgainTo;
+		return new SendOnceGuard(
+			context,
+			{ scope: sendOnceScopeOf(context.getWorkflow().id), key, retentionMs },
+			sendAgainTo,
+			statusOf,
+		);
 	}
 
 	/** Reads the record of the message ahead of its turn, with `together` other guards at once; says whether the key is free. */
@@ -123,13 +142,36 @@ export class SendOnceGuard {
 		if (begun?.state === 'claimed') await this.abandonQuietly(begun.ticket);
 	}
 
-	/** Before the send: the record's earlier send of this message, if it has one. */
+	/**
+	 * Before the send: the record's earlier send of this message, if it has one. With Send Again To
+	 * failed, an earlier message whose status is FAILED or DELIVERING_FAILED is no reason not to
+	 * send: the message is sent again under a key of its own (sentAgainKey), checked in turn.
+	 */
 	async earlierSend(): Promise<SendOnceSkip | undefined> {
 		const checked = this.checkedAhead ?? once.check(this.context, this.work);
 		this.checkedAhead = undefined;
-		const earlier = await beforeSending(checked);
-		if (earlier.state !== 'done') return undefined;
-		return { kind: 'alreadySent', at: earlier.at, detail: earlier.detail };
+		let earlier = await beforeSending(checked);
+		while (earlier.state === 'done') {
+			if (this.sendAgainTo !== 'failed') {
+				return { kind: 'alreadySent', at: earlier.at, detail: earlier.detail };
+			}
+			const { correlationId } = parseSentDetail(earlier.detail, earlier.at);
+			const read = await this.statusOf(correlationId).then(
+				(status) => ({ status, error: undefined }),
+				(error: Error) => ({ status: undefined, error: error.message }),
+			);
+			if (correlationId === '' || read.status === undefined) {
+				const statusNotRead = correlationId === '' ? 'no correlationId recorded' : read.error;
+				return { kind: 'alreadySent', at: earlier.at, detail: earlier.detail, statusNotRead };
+			}
+			if (!NOT_RECEIVED_STATUSES.includes(read.status)) {
+				return { kind: 'alreadySent', at: earlier.at, detail: earlier.detail };
+			}
+			this.sentAgainAfter = read.status;
+			this.work = { ...this.work, key: sentAgainKey(this.key, correlationId) };
+			earlier = await beforeSending(once.check(this.context, this.work));
+		}
+		return undefined;
 	}
 
 	/** Right before a request: claims the key unless this run holds it; a reason not to send, or undefined. */

@@ -6,6 +6,15 @@ import { createHash } from 'crypto';
  */
 export type SendOnceMode = 'message' | 'customKey' | 'off';
 
+/**
+ * Off for a new node: n8n's editor fills in one credential by itself for a new node (the most
+ * recently updated one of the credential types it shows), and Send Once needs a second one.
+ */
+export const DEFAULT_SEND_ONCE_MODE: SendOnceMode = 'off';
+
+/** Which messages an earlier run sent are sent again all the same (Send Again To). */
+export type SendAgainTo = 'nobody' | 'failed';
+
 export const DEFAULT_SEND_ONCE_HOURS = 12;
 export const MAX_SEND_ONCE_HOURS = 72;
 
@@ -36,6 +45,14 @@ export function messageSendOnceKey(message: MessageIdentity): string {
 		.slice(0, 32);
 	return `${message.contact}|${message.medium}|${digest}`;
 }
+
+/**
+ * The key of a message sent again because the one an earlier run sent (`correlationId`) failed:
+ * its own key, so that a rerun or Retry of the run that sends it again finds it and sends it once.
+ * It hangs on the first key, whatever the number of times it was sent again.
+ */
+export const sentAgainKey = (key: string, correlationId: string) =>
+	`${key}|again after ${correlationId}`;
 
 /** What the record keeps of an accepted send. */
 export interface SentDetail {

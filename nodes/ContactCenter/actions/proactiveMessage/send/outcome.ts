@@ -9,11 +9,15 @@ import { ServiceRequestError } from '../../../transport';
 import { MAY_HAVE_BEEN_SENT } from '../../../helpers/nodeErrors';
 import { readMessageAddress } from './body';
 import { MEDIUM_OPTIONS } from './description';
-import { parseSentDetail } from './onceSettings';
+import { DEFAULT_SEND_ONCE_MODE, parseSentDetail } from './onceSettings';
 import type { SendOnceSkip } from './onceGuard';
 
-/** What an output item says about its message, in words that read well in a spreadsheet. */
-export type SendOutcome = 'sent' | 'already sent' | 'not sent' | 'may have been sent';
+/**
+ * What an output item says about its message, in words that read well in a spreadsheet. The
+ * service accepting a message is not the contact getting it: Get Status (or Wait for Final Status)
+ * says that.
+ */
+export type SendOutcome = 'accepted' | 'already accepted' | 'not sent' | 'may have been sent';
 
 /** The fields of an output item that say which message it is about. */
 export interface MessageFields extends IDataObject {
@@ -29,38 +33,45 @@ export function mediumName(medium: string): string {
 	return MEDIUM_OPTIONS.find((option) => option.value === medium)?.name ?? medium;
 }
 
+/** What a row says besides its message: how it ended, and when and under which id it went out. */
+export interface RowFields {
+	outcome: SendOutcome;
+	correlationId?: string;
+	sentAt?: string;
+	possibleDuplicate: boolean;
+	attempts: number;
+	note?: string;
+}
+
 /**
  * Every row of Send, sent or not, has these columns in this order (a row drops into a sheet row):
- * what became of the message, whether this run sent it, when it went out (in this run or an
- * earlier one), which message it is, how many sends this run made, and a note for a row that
- * needs one ('' otherwise).
+ * what became of the message, to whom, its id and time, whether a copy may be out twice, and a
+ * note for a row that needs one ('' otherwise). With Include Send Details, also how it was sent
+ * and the Send Once Key.
  */
-function row(
+export function row(
 	message: Partial<MessageFields>,
-	fields: {
-		correlationId?: string;
-		outcome: SendOutcome;
-		sentThisRun: boolean;
-		sentAt?: string;
-		possibleDuplicate: boolean;
-		attempts: number;
-		note?: string;
-	},
+	fields: RowFields,
+	includeDetails: boolean,
 ): IDataObject {
 	const { medium, channel, contact, messageType, sendOnceKey } = message;
 	return {
 		outcome: fields.outcome,
-		sentThisRun: fields.sentThisRun,
-		sentAt: fields.sentAt ?? '',
+		contact: contact ?? '',
 		correlationId: fields.correlationId ?? '',
+		sentAt: fields.sentAt ?? '',
 		possibleDuplicate: fields.possibleDuplicate,
-		...(medium === undefined ? {} : { medium, mediumName: mediumName(medium) }),
-		...(channel === undefined ? {} : { channel }),
-		...(contact === undefined ? {} : { contact }),
-		...(messageType === undefined ? {} : { messageType }),
-		...(sendOnceKey === undefined ? {} : { sendOnceKey }),
-		attempts: fields.attempts,
 		note: fields.note ?? '',
+		...(includeDetails
+			? {
+					medium: medium ?? '',
+					mediumName: medium ? mediumName(medium) : '',
+					channel: channel ?? '',
+					messageType: messageType ?? '',
+					attempts: fields.attempts,
+					...(sendOnceKey === undefined ? {} : { sendOnceKey }),
+				}
+			: {}),
 	};
 }
 
@@ -96,14 +107,19 @@ function attemptsOfError(error: unknown): number {
  * Send Once Key with Once per Key, empty with Same Message Once (the message's key is not known).
  */
 function failedItemSendOnceKey(this: IExecuteFunctions, i: number): string | undefined {
-	const mode = this.getNodeParameter('sendOnce', i, 'message');
+	const mode = this.getNodeParameter('sendOnce', i, DEFAULT_SEND_ONCE_MODE);
 	if (mode === 'off') return undefined;
 	return mode === 'customKey' ? String(this.getNodeParameter('sendOnceKey', i, '')).trim() : '';
 }
 
 /** The fields of a failed item's row (with Continue On Fail): what became of its message, and which. */
-export function failedSendFields(this: IExecuteFunctions, i: number, error: unknown): IDataObject {
-	const fields = { sentThisRun: false, attempts: attemptsOfError(error), ...outcomeOfError(error) };
+export function failedSendFields(
+	this: IExecuteFunctions,
+	i: number,
+	error: unknown,
+	includeDetails: boolean,
+): IDataObject {
+	const fields = { attempts: attemptsOfError(error), ...outcomeOfError(error) };
 	const orEmpty = <T>(read: () => T, empty: T): T => {
 		try {
 			return read();
@@ -119,7 +135,7 @@ export function failedSendFields(this: IExecuteFunctions, i: number, error: unkn
 		messageType: '',
 	});
 	const sendOnceKey = orEmpty(() => failedItemSendOnceKey.call(this, i), '');
-	return row({ ...address, sendOnceKey }, fields);
+	return row({ ...address, sendOnceKey }, fields, includeDetails);
 }
 
 /** The correlationId of an accepted send; an answer without one fails the item as 'may have been sent'. */
@@ -140,46 +156,77 @@ export function correlationIdOf(
 	throw unconfirmed;
 }
 
+/** What the service accepted in this run, and the status of the earlier message it replaces if any. */
+export interface AcceptedSend {
+	correlationId: string;
+	sentAt: string;
+	attempts: number;
+	uncertainAttempts: number;
+	/** The status of the message an earlier run sent, when Send Again To sent it again. */
+	sentAgainAfter?: string;
+}
+
 export function sentRow(
 	message: MessageFields,
-	sent: { correlationId: string; sentAt: string; attempts: number; uncertainAttempts: number },
+	sent: AcceptedSend,
+	includeDetails: boolean,
 ): IDataObject {
-	return row(message, {
-		outcome: 'sent',
-		sentThisRun: true,
-		sentAt: sent.sentAt,
-		correlationId: sent.correlationId,
-		possibleDuplicate: sent.uncertainAttempts > 0,
-		attempts: sent.attempts,
-	});
+	return row(
+		message,
+		{
+			outcome: 'accepted',
+			sentAt: sent.sentAt,
+			correlationId: sent.correlationId,
+			possibleDuplicate: sent.uncertainAttempts > 0,
+			attempts: sent.attempts,
+			note: sent.sentAgainAfter === undefined ? '' : sentAgainNote(sent.sentAgainAfter),
+		},
+		includeDetails,
+	);
 }
 
-/** The row of an item whose message this run did not send because of Send Once. */
-export function skippedRow(message: MessageFields, skip: SendOnceSkip): IDataObject {
+/**
+ * The row of an item whose message this run did not send because of Send Once. An earlier run's
+ * send is already accepted: its sentAt and correlationId are the earlier ones (the note stays
+ * empty, the outcome says it).
+ */
+export function skippedRow(
+	message: MessageFields,
+	skip: SendOnceSkip,
+	includeDetails: boolean,
+): IDataObject {
 	if (skip.kind === 'alreadySent') {
 		const detail = parseSentDetail(skip.detail, skip.at);
-		return row(message, {
-			outcome: 'already sent',
-			sentThisRun: false,
-			sentAt: detail.sentAt,
-			correlationId: detail.correlationId,
+		return row(
+			message,
+			{
+				outcome: 'already accepted',
+				sentAt: detail.sentAt,
+				correlationId: detail.correlationId,
+				possibleDuplicate: false,
+				attempts: 0,
+				note: skip.statusNotRead === undefined ? '' : statusNotReadNote(skip.statusNotRead),
+			},
+			includeDetails,
+		);
+	}
+	return row(
+		message,
+		{
+			outcome: 'may have been sent',
 			possibleDuplicate: false,
 			attempts: 0,
-			note: alreadySentNote(detail.sentAt),
-		});
-	}
-	return row(message, {
-		outcome: 'may have been sent',
-		sentThisRun: false,
-		possibleDuplicate: false,
-		attempts: 0,
-		note: heldElsewhereNote(skip.since, skip.stopped === true),
-	});
+			note: heldElsewhereNote(skip.since, skip.stopped === true),
+		},
+		includeDetails,
+	);
 }
 
-export function alreadySentNote(sentAt: string): string {
-	return `Not sent by this run: an earlier run sent this message at ${sentAt} (Send Once).`;
-}
+export const statusNotReadNote = (error: string) =>
+	`Not sent again: the status of the message an earlier run sent could not be read (${error})`;
+
+export const sentAgainNote = (earlierStatus: string) =>
+	`Sent again: the message an earlier run sent is ${earlierStatus} (Send Again To)`;
 
 export function heldElsewhereNote(since: number | undefined, stopped: boolean): string {
 	const at = since === undefined ? '' : ` at ${new Date(since).toISOString()}`;

@@ -15,6 +15,8 @@ import {
 } from './outcome';
 import { DEFAULT_RATE_LIMIT_WAIT_MINUTES, resolveRateLimit, SendPacer } from './pacing';
 import { contactCenterApiRequest } from '../../../transport';
+import { currentStatusOf } from '../../../helpers/statusOverview';
+import { getStatusOverview } from '../getStatus.operation';
 import { addFinalStatuses } from './finalStatus';
 import {
 	DEFAULT_FINAL_STATUS_TIMEOUT_SECONDS,
@@ -30,6 +32,8 @@ export { description } from './description';
  * each item's fields (read once) and Send Once's record calls ahead of the sends.
  */
 interface SendRun {
+	/** Include Send Details: how each message was sent, and its Send Once Key. */
+	includeDetails: boolean;
 	pacer: SendPacer;
 	policy: RetryPolicy;
 	timeoutMs: number;
@@ -50,7 +54,8 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 	try {
 		results = await processItems.call(this, {
 			errorContext: () => ({ operation: 'send' }),
-			failedItemFields: (i, error) => failedSendFields.call(this, i, error),
+			failedItemFields: (i, error) => failedSendFields.call(this, i, error, run.includeDetails),
+			includeInputFields: options.includeInputFields ?? true,
 			run: async (i) => await sendItem.call(this, i, run),
 		});
 	} finally {
@@ -84,6 +89,7 @@ function sendRunOf(this: IExecuteFunctions, options: SendOptions): SendRun {
 		}
 	};
 	return {
+		includeDetails: options.includeSendDetails ?? false,
 		itemOf,
 		ahead: new SendOnceAhead(this.getInputData().length, pacer.intervalMs, guardAhead),
 		pacer,
@@ -109,7 +115,7 @@ async function sendItem(this: IExecuteFunctions, i: number, run: SendRun): Promi
 	};
 	if (guard) await run.ahead.turnOf(i, guard);
 	const earlier = await guard?.earlierSend();
-	if (earlier) return skippedRow(message, earlier);
+	if (earlier) return skippedRow(message, earlier, run.includeDetails);
 	const request = async () =>
 		await contactCenterApiRequest.call(this, 'POST', '/proactive-messaging/', {
 			body,
@@ -124,19 +130,25 @@ async function sendItem(this: IExecuteFunctions, i: number, run: SendRun): Promi
 		},
 		afterFailure: async (uncertainAttempts) => await guard?.afterFailure(uncertainAttempts),
 	});
-	if (result.kind === 'skipped') return skippedRow(message, result.skip);
+	if (result.kind === 'skipped') return skippedRow(message, result.skip, run.includeDetails);
 	const { response, attempts, uncertainAttempts, at } = result;
 	const correlationId = correlationIdOf(this.getNode(), i, response, uncertainAttempts);
 	const sentAt = new Date(at).toISOString();
 	if (guard) run.ahead.finishing(guard, guard.markSent({ correlationId, sentAt }));
-	return sentRow(message, { correlationId, sentAt, attempts, uncertainAttempts });
+	return sentRow(
+		message,
+		{ correlationId, sentAt, attempts, uncertainAttempts, sentAgainAfter: guard?.sentAgainAfter },
+		run.includeDetails,
+	);
 }
 
 /** The item's body and Send Once guard; a field the service would refuse fails the item as not sent. */
 function readItem(this: IExecuteFunctions, i: number): SendItem {
 	try {
 		const body = buildSendBody.call(this, i);
-		return { body, guard: SendOnceGuard.of(this, i, body) };
+		const statusOf = async (correlationId: string) =>
+			currentStatusOf(await getStatusOverview.call(this, correlationId));
+		return { body, guard: SendOnceGuard.of(this, i, body, statusOf) };
 	} catch (error) {
 		const refusal = toNodeError(this.getNode(), error, i, { operation: 'send' });
 		refusal.description = withNotSent(refusal.description);
