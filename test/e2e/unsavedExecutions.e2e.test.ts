@@ -13,6 +13,7 @@ import {
 	answerOfWriteBack,
 	conversationRows,
 	executionsOf,
+	expectWebhookRegistered,
 	instance,
 	redeliverExpectingDuplicate,
 	restartN8n,
@@ -69,6 +70,7 @@ describe('write backs with n8n saving no successful executions', () => {
 		});
 		await rt.publicApi(instance(), 'POST', `/workflows/${id}/deactivate`);
 		await rt.activateWorkflow(instance(), id);
+		await expectWebhookRegistered(url);
 		const before = (await executionsOf(id)).length;
 
 		const keys = Array.from({ length: 6 }, (_, i) => `doNotSave-${Date.now()}-${i}`);
