@@ -5,7 +5,7 @@ import {
 	contextWithoutExecution,
 	kindOfRecordError,
 	recordError,
-	recordTiming,
+	pendingRetryMs,
 	statusOfRecordError,
 	targetOf,
 	type RecordContext,
@@ -322,7 +322,7 @@ const MAX_WAITING_WRITES = 10_000;
 
 /**
  * A record write n8n's API did not take now: waits in its table's one queue, which one loop per
- * table tries again (recordTiming.pendingRetryMs, doubling up to a minute while nothing gets
+ * table tries again (pendingRetryMs, doubling up to a minute while nothing gets
  * through) with a context of no execution (see recordApi's contextWithoutExecution), so that no
  * run's context is kept alive meanwhile. `write` gets that context; it must use no other. A queue
  * that keeps failing is logged at warn once; a write waiting longer than the record's longest
@@ -352,7 +352,7 @@ async function retryWaitingWrites(context: RecordContext, memory: TableMemory): 
 	const queue = memory.waitingWrites;
 	let warned = false;
 	for (let failedRounds = 0; queue.length > 0; ) {
-		await sleep(Math.min(60_000, recordTiming.pendingRetryMs * 2 ** Math.min(failedRounds, 10)));
+		await sleep(Math.min(60_000, pendingRetryMs() * 2 ** Math.min(failedRounds, 10)));
 		const now = Date.now();
 		const tooOld = queue.filter((waiting) => now - waiting.since >= MAX_RECORD_RETENTION_MS);
 		if (tooOld.length > 0) {

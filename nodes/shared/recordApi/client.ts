@@ -21,7 +21,6 @@ import {
 	isSizeLimitFailure,
 	recordFailureText,
 	recordRetryDelayMs,
-	recordTiming,
 	textAnswerFailure,
 	type HttpFailure,
 	type RecordFailure,
@@ -169,7 +168,7 @@ async function send(
 		url: `${target.baseUrl}${path}`,
 		headers: { 'X-N8N-API-KEY': target.apiKey },
 		json: true,
-		timeout: recordTiming.attemptTimeoutMs,
+		timeout: state.timing.attemptTimeoutMs,
 		...(options.qs ? { qs: options.qs } : {}),
 		...(options.body ? { body: options.body } : {}),
 	});
@@ -234,7 +233,7 @@ export async function api(
 
 /**
  * Makes the call, riding out what passes: a 429 waits as long as its Retry-After asks, a 5xx or a
- * call n8n did not answer is tried again with back-off, for up to recordTiming.retryBudgetMs
+ * call n8n did not answer is tried again with back-off, for up to state.timing.retryBudgetMs
  * (see recordRetryDelayMs). A refused or expired key is read afresh once: the user may have pasted a
  * new one. Whatever still fails throws a node error that names the real cause.
  */
@@ -272,7 +271,7 @@ async function callWithRetries(
 		const delay = recordRetryDelayMs(
 			failure,
 			retries,
-			startedAt + recordTiming.retryBudgetMs - Date.now(),
+			startedAt + state.timing.retryBudgetMs - Date.now(),
 		);
 		if (delay === undefined) break;
 		retries++;

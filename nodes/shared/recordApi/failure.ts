@@ -163,15 +163,7 @@ export const DEFAULT_RECORD_TIMING = {
 	pendingRetryMs: 5_000,
 } as const;
 
-type RecordTiming = { -readonly [name in keyof typeof DEFAULT_RECORD_TIMING]: number };
-
-export const recordTiming: RecordTiming = { ...DEFAULT_RECORD_TIMING };
-
-/** Shorter waits for tests, and back to n8n's: the one way to change recordTiming. */
-export const recordTimingForTests = {
-	set: (timing: Partial<RecordTiming>) => void Object.assign(recordTiming, timing),
-	reset: () => void Object.assign(recordTiming, DEFAULT_RECORD_TIMING),
-};
+export type RecordTiming = { -readonly [name in keyof typeof DEFAULT_RECORD_TIMING]: number };
 
 const FIRST_BACKOFF_MS = 250;
 const MAX_BACKOFF_MS = 4_000;

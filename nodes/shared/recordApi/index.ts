@@ -8,8 +8,8 @@ import {
 	targetOf,
 	type RecordTarget,
 } from './client';
-import { isSizeLimitFailure, recordTimingForTests } from './failure';
-import { resetRecordApiState } from './state';
+import { DEFAULT_RECORD_TIMING, isSizeLimitFailure, type RecordTiming } from './failure';
+import { resetRecordApiState, state } from './state';
 
 /**
  * The record's client of n8n's public API: the record credential (an n8n API key of this
@@ -30,7 +30,10 @@ export {
 	type RecordContext,
 	type RecordTarget,
 } from './client';
-export { DEFAULT_RECORD_TIMING, recordTiming } from './failure';
+export { DEFAULT_RECORD_TIMING } from './failure';
+
+/** How long a record write n8n's API did not take waits before it is first tried again. */
+export const pendingRetryMs = () => state.timing.pendingRetryMs;
 export { testRecordCredential } from './credentialTest';
 export { contextWithoutExecution } from './withoutExecution';
 export { warnIfStorageNearlyFull } from './storage';
@@ -95,7 +98,7 @@ export async function warnIfKeyExpiresSoon(
 
 /** For tests only: shorter waits for n8n's API, and the process as if it had just started. */
 export const recordApiForTests = {
-	setTiming: recordTimingForTests.set,
-	resetTiming: recordTimingForTests.reset,
+	setTiming: (timing: Partial<RecordTiming>) => void Object.assign(state.timing, timing),
+	resetTiming: () => void Object.assign(state.timing, DEFAULT_RECORD_TIMING),
 	resetState: resetRecordApiState,
 };

@@ -1,4 +1,5 @@
 import type { KeyExpiry } from './apiKey';
+import { DEFAULT_RECORD_TIMING, type RecordTiming } from './failure';
 
 /**
  * Everything the record API client keeps in this n8n process's memory, in one place: caches and
@@ -42,6 +43,8 @@ function freshState() {
 		/** Record credentials read, by credential id (see targetOf). */
 		credentials: new Map<string, RecordTarget>(),
 		keys: new Map<string, KeyMemory>(),
+		/** How long the record waits for n8n's API (see failure.ts); tests shorten it. */
+		timing: { ...DEFAULT_RECORD_TIMING } as RecordTiming,
 	};
 }
 
