@@ -2,7 +2,7 @@
  * The record's verbs through n8n-core's execution context while n8n's public API stumbles, in
  * the data table API stand-in: what one process decides when a write it needs does not go through.
  */
-import type { IExecuteFunctions } from 'n8n-workflow';
+import { sleep, type IExecuteFunctions } from 'n8n-workflow';
 
 import { record } from '../../nodes/shared/once/record';
 import { recordApiForTests } from '../../nodes/shared/recordApi';
@@ -115,6 +115,31 @@ describe('the record when n8n API writes do not go through', () => {
 				(row) => row.recordKey === 'late|event-1' && row.state === 'done',
 			),
 		);
+	});
+});
+
+describe("record writes waiting for n8n's API", () => {
+	test('wait in one queue per table: while the API refuses them, 20 waiting done rows cost one try per round, not one per row; all are written once it takes them', async () => {
+		recordApiForTests.setTiming({ retryBudgetMs: 50, pendingRetryMs: 100 });
+		const keys = Array.from({ length: 20 }, (_, i) => `queued-${i}`);
+		await withRecord(async (context) => {
+			await record.check(context, 'queued', 'warm-up');
+			fixture.api.setFaults(() => ({ status: 503 }));
+			for (const key of keys)
+				expect(await record.finishAndKeepTrying(context, 'queued', key)).toBe('pending');
+		});
+		const from = fixture.api.calls.length;
+		await sleep(1_000);
+		const triedWhileRefused = fixture.api.calls.length - from;
+		// Rounds at 100, 200 and 400 ms: a few tries in all, where a loop per row makes 20 a round.
+		expect(triedWhileRefused).toBeLessThan(keys.length);
+		fixture.api.setFaults(undefined);
+		await waitFor(() => {
+			const done = recordRows(fixture.api, fixture.apiKey).filter(
+				(row) => String(row.recordKey).startsWith('queued|queued-') && row.state === 'done',
+			);
+			return done.length === keys.length;
+		}, 10_000);
 	});
 });
 
