@@ -137,6 +137,7 @@ async function keyNotes(
 		);
 	}
 	const userId = keyUserIdOf(apiKey);
+	// The role only adds a note to a passing test: a key that may not read its user is the usual case.
 	const user =
 		userId === undefined
 			? undefined

@@ -83,6 +83,7 @@ export async function warnIfKeyExpiresSoon(
 	context: IExecuteFunctions,
 	{ readAfresh = false }: { readAfresh?: boolean } = {},
 ): Promise<void> {
+	// A credential that cannot be read fails the run's first record call, which names the cause.
 	const target = await targetOf(context, readAfresh).catch(() => undefined);
 	const now = Date.now();
 	const expiresSoon =

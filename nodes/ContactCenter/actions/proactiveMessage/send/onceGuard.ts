@@ -132,11 +132,13 @@ export class SendOnceGuard {
 	async claimAhead(together: number): Promise<void> {
 		if (this.claiming) return;
 		this.begunAhead = once.begin(this.context, this.work, 'send', { together });
+		// Its failure is the item's: the item awaits begunAhead again at its turn and reports it.
 		await this.begunAhead.catch(() => undefined);
 	}
 
 	/** Gives up a claim taken ahead that the item never used (the run stopped before its turn). */
 	async abandonUnused(): Promise<void> {
+		// A claim that failed took nothing to give up; its failure was the item's to report.
 		const begun = await this.begunAhead?.catch(() => undefined);
 		this.begunAhead = undefined;
 		if (begun?.state === 'claimed') await this.abandonQuietly(begun.ticket);
