@@ -8,7 +8,7 @@
  *
  * BENCH_WRITE_BACK_BASELINE: the commits, comma-separated (default main). BENCH_WRITE_BACK_REQUESTS:
  * requests per target and round (default 300). BENCH_WRITE_BACK_RECORDED_KEYS: done rows added for
- * the second state (default 100,000).
+ * the second state (default 100,000; 0: the record empty only).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -44,7 +44,7 @@ const CONCURRENCY = 8;
 const ROUNDS = 3;
 const WARM_UP = 24;
 const REQUESTS = Number(process.env.BENCH_WRITE_BACK_REQUESTS ?? '300') || 300;
-const RECORDED_KEYS = Number(process.env.BENCH_WRITE_BACK_RECORDED_KEYS ?? '100000') || 100_000;
+const RECORDED_KEYS = Number(process.env.BENCH_WRITE_BACK_RECORDED_KEYS ?? '100000');
 const RECORD_TABLE = 'contact_center_record';
 /** 'core', 'min2', 'head', and 'base0', 'base1', … for the baseline commits in their order. */
 type Target = string;
@@ -260,6 +260,7 @@ describe('Trigger speed: write back in one n8n process against baseline commits'
 			let pool = new Pool(instance!.baseUrl, { connections: CONCURRENCY, pipelining: 1 });
 			try {
 				const empty = await rounds(pool, setting, 'record empty');
+				if (RECORDED_KEYS === 0) return { setting, empty };
 				const filledAt = performance.now();
 				await fillRecord();
 				const fillMs = performance.now() - filledAt;
@@ -280,7 +281,11 @@ describe('Trigger speed: write back in one n8n process against baseline commits'
 						.find((line: string) => line.includes("loaded into this process's index"));
 				}
 				const full = await rounds(pool, setting, 'record full');
-				return { setting, empty, full, fillMs, indexLine: indexLine ?? 'not logged' };
+				return {
+					setting,
+					empty,
+					full: { states: full, fillMs, indexLine: indexLine ?? 'not logged' },
+				};
 			} finally {
 				await pool.close();
 				await rt.stopServer(instance!);
@@ -295,26 +300,31 @@ describe('Trigger speed: write back in one n8n process against baseline commits'
 
 		const keys = RECORDED_KEYS.toLocaleString('en');
 		type States = Record<Target, Summary>;
+		/** Each engine setting's states: the record empty, then (unless 0 keys) holding the keys. */
+		const statesOf = (e: typeof defaults): Array<[string, States]> => [
+			['record empty', e.empty],
+			...(e.full ? [[`${keys} keys`, e.full.states] as [string, States]] : []),
+		];
 		const rps = (s: States, t: Target) => s[t].rps;
 		const ratio = (s: States, t: Target, to: Target) => rps(s, t) / rps(s, to);
 		const cell = (s: States, t: Target) =>
 			`${fmt(rps(s, t))} req/s, p50 ${fmt(s[t].p50)} ms (${x(ratio(s, t, 'min2'))} minimal, ${x(ratio(s, t, 'core'))} core)`;
+		const columns = [defaults, lazy].flatMap((e, i) =>
+			statesOf(e).map(([state]) => `${i === 0 ? 'default engine' : 'lazy isolates'}, ${state}`),
+		);
 		const table = [
 			`Throughput, ${CONCURRENCY} in flight, distinct keys, respond immediately, median of ${ROUNDS} rotated rounds of ${REQUESTS} (ratios to the minimal community trigger and to the core Webhook node in the same rounds):`,
 			'',
-			`| | default engine, record empty | default engine, ${keys} keys | lazy isolates, record empty | lazy isolates, ${keys} keys |`,
-			'|---|---|---|---|---|',
+			`| | ${columns.join(' | ')} |`,
+			`|---|${columns.map(() => '---|').join('')}`,
 			...TARGETS.map(
 				(t) =>
-					`| ${labels[t]} | ${[defaults, lazy].flatMap((e) => [cell(e.empty, t), cell(e.full, t)]).join(' | ')} |`,
+					`| ${labels[t]} | ${[defaults, lazy].flatMap((e) => statesOf(e).map(([, s]) => cell(s, t))).join(' | ')} |`,
 			),
 		];
 		const figures: Figure[] = [];
 		for (const e of [defaults, lazy]) {
-			for (const [state, s] of [
-				['record empty', e.empty],
-				[`${keys} keys`, e.full],
-			] as const) {
+			for (const [state, s] of statesOf(e)) {
 				for (const [i, base] of bases.entries()) {
 					const same = ratio(s, 'head', base);
 					// The packages run back to back in every round: each round's ratio shows the spread.
@@ -354,10 +364,12 @@ describe('Trigger speed: write back in one n8n process against baseline commits'
 			(v) => v >= 0.75,
 		);
 		for (const e of [defaults, lazy]) {
+			const full = e.full;
+			if (!full) continue;
 			// Against the minimal trigger in the same rounds, so that a change of machine load between the two states cancels out.
-			const through = (t: Target) => ratio(e.full, t, 'min2') / ratio(e.empty, t, 'min2');
+			const through = (t: Target) => ratio(full.states, t, 'min2') / ratio(e.empty, t, 'min2');
 			const p50 = (t: Target) =>
-				e.full[t].p50 / e.full.min2.p50 / (e.empty[t].p50 / e.empty.min2.p50);
+				full.states[t].p50 / full.states.min2.p50 / (e.empty[t].p50 / e.empty.min2.p50);
 			goal(
 				`${e.setting}: ${keys} keys / record empty, throughput (each relative to the minimal trigger in its rounds)`,
 				through,
@@ -372,12 +384,11 @@ describe('Trigger speed: write back in one n8n process against baseline commits'
 			);
 			figures.push({
 				name: `${e.setting}: ${keys} done rows added through the public API, then n8n restarted; the index load n8n logged after the first delivery`,
-				value: `${fmt(e.fillMs / 1000)} s; ${e.indexLine.replace(/^.*Contact Center record: /, '')}`,
+				value: `${fmt(full.fillMs / 1000)} s; ${full.indexLine.replace(/^.*Contact Center record: /, '')}`,
 			});
-			for (const [state, s] of [
-				['record empty', e.empty],
-				[`${keys} keys`, e.full],
-			] as const) {
+		}
+		for (const e of [defaults, lazy]) {
+			for (const [state, s] of statesOf(e)) {
 				for (const t of TARGETS)
 					figures.push({
 						name: `${e.setting}, ${state}: ${labels[t]}`,
@@ -394,7 +405,7 @@ describe('Trigger speed: write back in one n8n process against baseline commits'
 			id: 'write-back-baseline',
 			title: `Trigger speed: write back in one n8n process against ${commits.join(' and ')}`,
 			command: `flock /tmp/e2e.lock env ${knobs.join(' ')} npx jest --selectProjects bench --runInBand --testTimeout=1800000 bench/writeBackBaseline.bench.ts`,
-			method: `One n8n ${n8nVersion}, SQLite, executions saved. Installed as community packages together: this package, the package of ${commits.length === 1 ? 'commit' : 'each of the commits'} ${commits.join(' and ')} (built from git by the benchmark, package and credential type names suffixed so that all load side by side, each trigger at its own default node version), and the minimal community trigger fixture. ${TARGETS.length} active workflows: n8n's core Webhook node, the minimal community trigger, and the Contact Center Trigger write back of each package (respond immediately, each with its own record credential on the same n8n's public API, all in one data table). ${CONCURRENCY} in flight with undici, distinct keys, ${WARM_UP} warm-up calls per target and state, then ${ROUNDS} rounds of ${REQUESTS} per target with the order rotated (and reversed every other round); req/s = median of the rounds, p50 over all calls. Each engine setting: the record emptied, measured; then ${keys} done rows of this package's trigger's scope added through the public API (stateAt spread over 71 hours), n8n restarted, deliveries until n8n logged the index loaded, measured again. n8n with its default expression engine, then with N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true. Load average (1 min) at each n8n start: ${loads.map((l) => fmt(l, 1)).join(', ')}.`,
+			method: `One n8n ${n8nVersion}, SQLite, executions saved. Installed as community packages together: this package, the package of ${commits.length === 1 ? 'commit' : 'each of the commits'} ${commits.join(' and ')} (built from git by the benchmark, package and credential type names suffixed so that all load side by side, each trigger at its own default node version), and the minimal community trigger fixture. ${TARGETS.length} active workflows: n8n's core Webhook node, the minimal community trigger, and the Contact Center Trigger write back of each package (respond immediately, each with its own record credential on the same n8n's public API, all in one data table). ${CONCURRENCY} in flight with undici, distinct keys, ${WARM_UP} warm-up calls per target and state, then ${ROUNDS} rounds of ${REQUESTS} per target with the order rotated (and reversed every other round${REQUESTS < 300 ? `; rounds of ${REQUESTS} rather than 300 so that the run finishes on the shared 2-core machine while others run tests` : ''}); req/s = median of the rounds, p50 over all calls. Each engine setting: the record emptied, measured${RECORDED_KEYS === 0 ? ' (the record empty only)' : `; then ${keys} done rows of this package's trigger's scope added through the public API (stateAt spread over 71 hours), n8n restarted, deliveries until n8n logged the index loaded, measured again`}. n8n with its default expression engine, then with N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true. Load average (1 min) at each n8n start: ${loads.map((l) => fmt(l, 1)).join(', ')}.`,
 			table,
 			figures,
 			n8nVersion,
