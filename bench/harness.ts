@@ -466,3 +466,14 @@ export async function baselineCommit(variable: string, fallback: string): Promis
 	const ref = process.env[variable] ?? fallback;
 	return (await rt.run('git', ['-C', rt.REPO_ROOT, 'rev-parse', '--short=7', ref])).stdout.trim();
 }
+
+/** The commits a benchmark compares against, comma-separated in its environment variable. */
+export async function baselineCommits(variable: string, fallback: string): Promise<string[]> {
+	const refs = (process.env[variable] ?? fallback).split(',').map((ref) => ref.trim());
+	const commits: string[] = [];
+	for (const ref of refs.filter(Boolean)) {
+		const { stdout } = await rt.run('git', ['-C', rt.REPO_ROOT, 'rev-parse', '--short=7', ref]);
+		commits.push(stdout.trim());
+	}
+	return commits;
+}

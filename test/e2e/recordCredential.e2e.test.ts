@@ -90,7 +90,7 @@ async function createWriteBackWorkflow(name: string, record: { id: string; name:
 				parameters: { endpoint: 'writeBack', events: ['CONVERSATION_RESOLVED'] },
 				name: 'Write back',
 				type: 'n8n-nodes-contact-center.contactCenterTrigger',
-				typeVersion: 1,
+				typeVersion: 1.1,
 				position: [0, 0],
 				webhookId: randomUUID(),
 				credentials: {

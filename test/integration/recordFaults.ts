@@ -241,7 +241,7 @@ export function writeBackFlow(credentials: CredentialStore, queueMode = false): 
 	return {
 		database: createFlowDatabase(),
 		triggerType: new ContactCenterTrigger(),
-		typeVersion: 1,
+		typeVersion: 1.1,
 		parameters: { endpoint: 'writeBack' },
 		credentials,
 		workflowId: queueMode ? 'queue-faults' : 'faults',

@@ -207,7 +207,7 @@ describe('Contact Center Trigger: how n8n serves each endpoint', () => {
 				getCredentials: async () => ({ secret }),
 				getNode: () => ({
 					name: 'Contact Center Trigger',
-					typeVersion: 1,
+					typeVersion: 1.1,
 					credentials: selected
 						? { contactCenterSigningSecretApi: { id: '1', name: 'secret' } }
 						: undefined,
@@ -582,7 +582,7 @@ function flowFor(
 	return {
 		database: createFlowDatabase(),
 		triggerType: new ContactCenterTrigger(),
-		typeVersion: 1,
+		typeVersion: 1.1,
 		parameters,
 		credentials: credentialStore,
 		workflowId: 'trigger-flow',

@@ -6,7 +6,7 @@ const nodeOf = (type: string, parameters: INode['parameters']): INode => ({
 	id: 'n',
 	name: 'My Node',
 	type: `n8n-nodes-contact-center.${type}`,
-	typeVersion: 1,
+	typeVersion: type === 'contactCenterTrigger' ? 1.1 : 1,
 	position: [0, 0],
 	parameters,
 });

@@ -6,7 +6,7 @@ const node: INode = {
 	id: 'node-1',
 	name: 'Contact Center Trigger',
 	type: 'n8n-nodes-contact-center.contactCenterTrigger',
-	typeVersion: 1,
+	typeVersion: 1.1,
 	position: [0, 0],
 	parameters: {},
 };
