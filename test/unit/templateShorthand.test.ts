@@ -1,4 +1,6 @@
 import {
+	BODY_VARIABLE_ITEM_TITLE,
+	bodyVariableTitle,
 	buildTemplateShorthand,
 	TemplateFieldError,
 	type WhatsAppTemplate,
@@ -52,9 +54,23 @@ describe('buildTemplateShorthand', () => {
 		[{ namespace: ' ' }, 'Namespace'],
 		[{ templateName: '' }, 'Template Name'],
 		[{ language: '' }, 'Language'],
-		[{ bodyVariables: [''] }, 'Body Variables: Value 1'],
+		[{ bodyVariables: ['Ann', ''] }, 'Body Variables: Variable {{2}}'],
 	])('refuses an empty mandatory value: %p', (change, field) => {
 		expect(() => buildTemplateShorthand({ ...base, ...change })).toThrow(`'${field}' is empty`);
+	});
+});
+
+describe('body variable titles', () => {
+	it('name the template variable each entry fills, in the editor (itemTitle) as in errors', () => {
+		const expression = /^=\{\{(.*)\}\}$/s.exec(BODY_VARIABLE_ITEM_TITLE)?.[1] ?? '';
+		// eslint-disable-next-line @typescript-eslint/no-implied-eval -- evaluates the title's JavaScript as n8n does, with $collection
+		const title = new Function('$collection', `return ${expression}`) as (c: object) => string;
+		expect(BODY_VARIABLE_ITEM_TITLE.slice(3, -2)).not.toMatch(/\{\{|\}\}/);
+		for (const index of [0, 1, 9]) {
+			expect(title({ item: { index } })).toBe(bodyVariableTitle(index));
+		}
+		expect(bodyVariableTitle(0)).toBe('Variable {{1}}');
+		expect(bodyVariableTitle(9)).toBe('Variable {{10}}');
 	});
 });
 
