@@ -32,7 +32,7 @@ describe('buildTemplateShorthand', () => {
 		['template name', { templateName: 'x))&y' }, 'Template Name', '))&'],
 		['language', { language: '[[en' }, 'Language', '[['],
 		['fallback', { fallback: 'hi &((' }, 'Fallback Text', '&(('],
-		['body variable', { bodyVariables: ['ok', 'tail]'] }, 'Body Variables: Value 2', ']'],
+		['body variable', { bodyVariables: ['ok', 'tail]'] }, 'Body Variables: Variable {{2}}', ']'],
 	])(
 		'refuses a %s that would change the structure, naming the field',
 		(_, change, field, sequence) => {

@@ -157,7 +157,7 @@ export const description: INodeProperties[] = [
 						default: '',
 						placeholder: 'e.g. {{ $json.firstName }}',
 						description:
-							'Value of the template variable named in this entry\'s title ({{1}} for the first entry)',
+							"Value of the template variable named in this entry's title ({{1}} for the first entry)",
 					},
 				],
 			},
