@@ -63,6 +63,9 @@ export const bodyVariableTitle = (index: number) => `Variable {{${index + 1}}}`;
 export const BODY_VARIABLE_ITEM_TITLE =
 	'={{ "Variable \\u007b\\u007b" + ($collection.item.index + 1) + "\\u007d\\u007d" }}';
 
+/** Under each body variable, where n8n's layout gives the entries no title: which variable each fills. */
+export const BODY_VARIABLE_HINT = 'The 1st entry fills {{1}}, the 2nd {{2}}, and so on';
+
 export function buildTemplateShorthand(template: WhatsAppTemplate): string {
 	const fallback =
 		template.fallback === undefined || template.fallback === ''

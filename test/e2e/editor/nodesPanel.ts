@@ -76,7 +76,6 @@ export function describeNodesPanel(session: () => Json): void {
 			'reports',
 			'kpi',
 			'queue',
-			'agent',
 			'agents',
 			'agent availability',
 			'response time',
@@ -98,6 +97,13 @@ export function describeNodesPanel(session: () => Json): void {
 			'notification',
 			'notifications',
 		];
+
+		/**
+		 * n8n's own nodes that "agent" finds ahead of any alias: Message an Agent and AI Agent by their
+		 * alias or name plus popularity, Magento 2 by its name (x1.3) plus popularity
+		 * (docs/nodes-panel-search.md).
+		 */
+		const N8N_NODES_MATCHING_AGENT = ['Message an Agent', 'AI Agent', 'Magento 2'];
 
 		/** Words for what the package does that must find it at all: campaigns, SLAs, conversations. */
 		const FOUND_WORDS = ['broadcast', 'reminder', 'sla', 'transcript'];
@@ -127,6 +133,15 @@ export function describeNodesPanel(session: () => Json): void {
 					word,
 					firstThree: expect.arrayContaining([ENTRY]),
 				});
+			});
+
+			test('"agent" lists Contact Center right after the n8n nodes that outscore any alias', async () => {
+				const results: string[] = await panel.search(page, 'agent');
+				log(`"agent": ${placeOf(results) || 'not listed'} (${results.slice(0, 6).join(', ')})`);
+				expect(placeOf(results)).toBeGreaterThan(0);
+				expect(N8N_NODES_MATCHING_AGENT).toEqual(
+					expect.arrayContaining(results.slice(0, placeOf(results) - 1)),
+				);
 			});
 
 			test.each(FOUND_WORDS)('"%s" lists Contact Center', async (word) => {

@@ -1,6 +1,6 @@
 import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
 
-import { BODY_VARIABLE_ITEM_TITLE } from '../../../helpers/templateShorthand';
+import { BODY_VARIABLE_HINT, BODY_VARIABLE_ITEM_TITLE } from '../../../helpers/templateShorthand';
 import { DEFAULT_SEND_ONCE_HOURS, MAX_SEND_ONCE_HOURS } from './onceSettings';
 import {
 	DEFAULT_RATE_LIMIT_MESSAGES,
@@ -158,6 +158,8 @@ export const description: INodeProperties[] = [
 						placeholder: 'e.g. {{ $json.firstName }}',
 						description:
 							"Value of the template variable named in this entry's title ({{1}} for the first entry)",
+						// n8n 2.41.1's default layout shows no entry titles (itemTitle shows in its new one only).
+						hint: BODY_VARIABLE_HINT,
 					},
 				],
 			},
