@@ -18,7 +18,7 @@ export const TIMEZONE_OPTIONS: INodeProperties['options'] = [
 	{
 		name: 'Workflow Time Zone',
 		value: '',
-		description: "The workflow's Timezone setting, else this n8n's default time zone",
+		description: "The workflow's Timezone setting, else n8n's default",
 	},
 	...timeZoneNames().map((zone) => ({ name: zone, value: zone })),
 ];
