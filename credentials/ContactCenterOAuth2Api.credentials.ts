@@ -44,7 +44,8 @@ export class ContactCenterOAuth2Api implements ICredentialType {
 			displayName: 'Access Token URL',
 			name: 'accessTokenUrl',
 			type: 'hidden',
-			default: '={{$self["baseUrl"].trim().replace(/^(https?:\\/\\/[^\\/?#]+).*$/i, "$1")}}/oauth2/token',
+			default:
+				'={{$self["baseUrl"].trim().replace(/^(https?:\\/\\/[^\\/?#]+).*$/i, "$1")}}/oauth2/token',
 		},
 		{
 			displayName: 'Client ID',

@@ -65,13 +65,22 @@ export class ContactCenterRecordApi implements ICredentialType {
 				"The data table that holds the record. Created with its columns in the API key user's personal project when first needed (when a workflow using it is activated, or at its first write back or Send Once message); keep one per n8n instance.",
 		},
 		{
+			displayName: 'Custom Storage Limit',
+			name: 'customStorageLimit',
+			type: 'boolean',
+			default: false,
+			description:
+				"Whether this n8n sets N8N_DATA_TABLES_MAX_SIZE_BYTES. Leave off for n8n's default limit (200 MB): runs warn when the data tables reach 80 % of it.",
+		},
+		{
 			displayName: 'Storage Limit (MB)',
 			name: 'storageLimitMb',
 			type: 'number',
 			typeOptions: { minValue: 1 },
 			default: 200,
+			displayOptions: { show: { customStorageLimit: [true] } },
 			description:
-				"This n8n's limit for all data tables together (N8N_DATA_TABLES_MAX_SIZE_BYTES, 200 MB unless set otherwise). Runs warn when the data tables reach 80 % of it; n8n's API does not tell it.",
+				"This n8n's limit for all data tables together: N8N_DATA_TABLES_MAX_SIZE_BYTES in MB. n8n's API does not tell it, and runs warn at 80 % of it.",
 		},
 	];
 }

@@ -5,6 +5,8 @@ import type { Icon, ICredentialType, INodeProperties } from 'n8n-workflow';
  * URL (lookup, write back); the Contact Center Trigger checks the X-Service-Signature header of
  * every call with it. There is no HTTP API that could confirm the secret, so the trigger's
  * credential test (`testedBy`) checks what can be checked locally: that it is valid hexadecimal.
+ * n8n 2.41.1's credential dialog shows a passing test only as "Connection tested successfully",
+ * never its message (`useCredentialForm`, `CredentialConfig`), so the notice says what it checks.
  */
 export class ContactCenterSigningSecretApi implements ICredentialType {
 	name = 'contactCenterSigningSecretApi';
@@ -20,6 +22,13 @@ export class ContactCenterSigningSecretApi implements ICredentialType {
 		'https://github.com/n8n-nodes-contact-center/n8n-nodes-contact-center/blob/main/docs/credentials.md';
 
 	properties: INodeProperties[] = [
+		{
+			displayName:
+				'The test checks only that the secret is hexadecimal: the service alone knows its key. A wrong secret shows as refused calls (401), reported at the trigger.',
+			name: 'testNotice',
+			type: 'notice',
+			default: '',
+		},
 		{
 			displayName: 'Signing Secret',
 			name: 'secret',

@@ -25,6 +25,10 @@ import {
 	writeBackProperties,
 } from './writeBack.endpoint';
 
+/** How to make a test event: the service cannot be pointed at a Test URL for a moment, a signed call can. */
+const TEST_HELP =
+	"<b>While building your workflow</b>, click 'Listen for test event', then call the <b>Test URL</b> (open <b>Webhook URLs</b> above the parameters) with a body signed by the credential's secret, as the service would. From a clone of this package: <code>npm run call -- lookup --url &lt;Test URL&gt; --secret &lt;secret&gt;</code> (or <code>write-back</code>, <code>notification</code>). A test of this trigger alone ends here: a lookup is then answered 404 (no lookup found), which its output says.<br /><br /><b>Once you're happy with your workflow</b>, publish it and paste the <b>Production URL</b> into the service. Its calls then run the workflow; they show in the <a data-key=\"executions\">executions list</a>, not in the editor.";
+
 export class ContactCenterTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Contact Center Trigger',
@@ -49,6 +53,15 @@ export class ContactCenterTrigger implements INodeType {
 		},
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
+		// n8n's listening screen ("Listening for test event") shows none of these texts and no URL;
+		// they show before it, under "When will this node trigger my flow?".
+		triggerPanel: {
+			header: 'Call the Test URL as the service would',
+			executionsHelp: {
+				inactive: TEST_HELP,
+				active: TEST_HELP,
+			},
+		},
 		credentials: [
 			{
 				name: 'contactCenterSigningSecretApi',

@@ -43,6 +43,42 @@ export const lookupProperties: INodeProperties[] = [
 	},
 ];
 
+/** Whether a node after the trigger answers the lookup: an enabled Contact Center "Respond to Lookup". */
+function respondFollows(context: IExecuteFunctions): boolean {
+	const actionType = context.getNode().type.replace(/Trigger$/, '');
+	return context
+		.getChildNodes(context.getNode().name, { includeNodeParameters: true })
+		.some(
+			(node) =>
+				node.type === actionType &&
+				node.disabled !== true &&
+				node.parameters?.resource === 'crmLookup' &&
+				node.parameters?.operation === 'respond',
+		);
+}
+
+/**
+ * A test run (the editor's "Listen for test event"): says under the trigger's output what the
+ * caller is answered, since n8n's "Node executed successfully" does not. A test of the trigger
+ * alone ends at the trigger, so even a "Respond to Lookup" after it does not run then.
+ */
+function hintTestAnswer(context: IExecuteFunctions, ifNoResponse: string): void {
+	const fallback = ifNoResponse === 'serverError' ? '500 (error)' : '404 (no lookup found)';
+	context.addExecutionHints(
+		respondFollows(context)
+			? {
+					type: 'info',
+					location: 'outputPane',
+					message: `The caller gets the answer of "Respond to Lookup" once this run reaches it; a run that ends before (as a test of this trigger alone does) answers ${fallback}.`,
+				}
+			: {
+					type: 'warning',
+					location: 'outputPane',
+					message: `The caller was answered ${fallback}: no "Respond to Lookup" follows this trigger. Add a Contact Center node "Respond to Lookup" after it to answer with attributes.`,
+				},
+	);
+}
+
 /**
  * The run of a lookup: when it ends without a "Respond to Lookup" answer, the trigger answers 404
  * (or 500) itself, so the answer is the same in one n8n process and in queue mode.
@@ -53,6 +89,7 @@ export function runLookup(
 ): INodeExecutionData[][] {
 	const flow = context.getContext('flow');
 	const ifNoResponse = context.getNodeParameter('ifNoResponse', 0, 'notFound') as string;
+	if (context.getMode() === 'manual') hintTestAnswer(context, ifNoResponse);
 	whenRunEnds(
 		context,
 		async (outcome) => {

@@ -6,7 +6,9 @@
  * a fresh n8n; nodes-panel.js startEditor):
  * - editor/recordCredentialDialog.ts: the record credential's dialog and the README's steps;
  * - editor/nodesPanel.ts: what the nodes panel finds;
- * - editor/panelTexts.ts: what a new user reads in the node settings.
+ * - editor/panelTexts.ts: what a new user reads in the node settings;
+ * - editor/fieldsAndTestRuns.ts: Metric's and the template's fields, the signing secret dialog, a
+ *   lookup's test run.
  * They need the same n8n settings, so one n8n start and one Chromium serve all three instead of one
  * each. The dialog suite comes first: it follows the README's steps from n8n's Settings page, as
  * in an n8n where nobody has made an API key yet.
@@ -14,6 +16,7 @@
  */
 import * as helpersModule from './helpers';
 import * as panelModule from './nodes-panel';
+import { describeFieldsAndTestRuns } from './editor/fieldsAndTestRuns';
 import { describeNodesPanel } from './editor/nodesPanel';
 import { describePanelTexts } from './editor/panelTexts';
 import { describeRecordCredentialDialog } from './editor/recordCredentialDialog';
@@ -37,3 +40,4 @@ const session = () => editor;
 describeRecordCredentialDialog(session);
 describeNodesPanel(session);
 describePanelTexts(session);
+describeFieldsAndTestRuns(session);

@@ -372,7 +372,7 @@ describe('the record credential in a real n8n', () => {
 		// Its run succeeded: it is done, its row is written once a key works again.
 		expect([first.status, first.json?.status]).toEqual([200, 'processed']);
 		expect(rt.readLog(instance()).slice(logFrom)).toMatch(
-			/revoke-after-1 is done but could not be recorded yet \(The record .* answered 401/,
+			/revoke-after-1 is done but could not be recorded yet \(n8n at .* refused the n8n API key of the "Contact Center Record API" credential \(HTTP 401\): check the key you pasted/,
 		);
 		expect([firstAgain.status, firstAgain.json?.status]).toEqual([200, 'duplicate']);
 		for (const answer of [second, third]) {

@@ -101,6 +101,7 @@ async function setRecordKey(apiKey: string) {
 			baseUrl: `${instance().baseUrl}/api/v1`,
 			apiKey,
 			dataTableName: local.RECORD_TABLE_NAME,
+			customStorageLimit: true,
 			storageLimitMb: LIMIT_BYTES / (1024 * 1024),
 		},
 	});

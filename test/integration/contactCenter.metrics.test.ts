@@ -39,10 +39,14 @@ describe('Contact Center: Metric -> Get', () => {
 				value: expect.any(Number),
 				unit: METRICS[metric].unit,
 			});
-			const windowInUtc = takes.map((p) => ({ from: 'fromUtc', to: 'toUtc' })[p] ?? p);
+			// Named as in Get Snapshot: the window in UTC, the queue metrics' status as queueConversationStatus.
+			const columns = takes
+				.filter((p) => p !== 'groupByInterval' && p !== 'timezone')
+				.map((p) => ({ from: 'fromUtc', to: 'toUtc', status: 'queueConversationStatus' })[p] ?? p);
 			expect(Object.keys(json[0]).sort()).toEqual(
-				['metric', 'value', 'unit', 'retrievedAtUtc', ...windowInUtc].sort(),
+				['metric', 'value', 'unit', 'retrievedAtUtc', ...columns].sort(),
 			);
+			if (takes.includes('status')) expect(json[0].queueConversationStatus).toBe('pending');
 			expect(
 				Object.values(json[0]).every((value) => value === null || typeof value !== 'object'),
 			).toBe(true);
@@ -65,29 +69,63 @@ describe('Contact Center: Metric -> Get', () => {
 		});
 	});
 
-	it('returns one item per interval for a grouped volume metric', async () => {
+	it('returns one item per interval: the metric, its start as the service gives it and in the chosen Timezone, the value; nothing repeated', async () => {
 		const { json, error } = await runContactCenter(fixture.credentials, {
 			resource: 'metric',
 			operation: 'get',
 			metric: 'inboundMessageVolume',
 			from: hoursAgo(5),
 			to: hoursAgo(1),
-			grouping: { groupByInterval: 'hour', timezone: 'Europe/Amsterdam' },
+			filters: { mediumId: 'whatsapp' },
+			grouping: { groupByInterval: 'hour', timezone: 'America/New_York' },
 		});
 		expect(error).toBeUndefined();
 		expect(json.length).toBeGreaterThanOrEqual(4);
-		expect(
-			json.every(
-				(row) =>
-					row.metric === 'inboundMessageVolume' &&
-					row.groupByInterval === 'hour' &&
-					row.timezone === 'Europe/Amsterdam',
-			),
-		).toBe(true);
+		for (const row of json) {
+			expect(Object.keys(row)).toEqual([
+				'metric',
+				'timestamp',
+				'timestampInTimezone',
+				'value',
+				'unit',
+				'mediumId',
+			]);
+			expect(row).toMatchObject({
+				metric: 'inboundMessageVolume',
+				unit: 'messages',
+				mediumId: 'whatsapp',
+			});
+			expect(row.timestampInTimezone).toBe(
+				formatInTimeZone(Date.parse(String(row.timestamp)), 'America/New_York'),
+			);
+			expect(row.timestampInTimezone).toMatch(/-0[45]:00$/);
+		}
 		expect(metricRequests()[0].query).toMatchObject({
 			groupByInterval: 'hour',
-			timezone: 'Europe/Amsterdam',
+			timezone: 'America/New_York',
+			mediumId: 'whatsapp',
 		});
+	});
+
+	it("groups in the workflow's time zone when Timezone is Workflow Time Zone (empty) or not added", async () => {
+		for (const grouping of [
+			{ groupByInterval: 'hour' },
+			{ groupByInterval: 'hour', timezone: '' },
+		]) {
+			fixture.sim.resetCounters();
+			const { json, error } = await runContactCenter(fixture.credentials, {
+				resource: 'metric',
+				operation: 'get',
+				metric: 'outboundMessageVolume',
+				from: hoursAgo(3),
+				grouping,
+			});
+			expect(error).toBeUndefined();
+			expect(metricRequests()[0].query.timezone).toBe(WORKFLOW_TIME_ZONE);
+			expect(json[0].timestampInTimezone).toBe(
+				formatInTimeZone(Date.parse(String(json[0].timestamp)), WORKFLOW_TIME_ZONE),
+			);
+		}
 	});
 
 	it.each([

@@ -133,7 +133,7 @@ describe("Send Once at n8n's data table storage warning level", () => {
 	test("a run warns under its output, naming the used and the maximum size, from 80 % of the record credential's Storage Limit; it still sends", async () => {
 		const record = fixture.credentials.get('contactCenterRecordApi') ?? {};
 		// The stand-in's tables take 8 KB each and more per row: a 1 KB limit is past 80 %.
-		fixture.credentials.set('contactCenterRecordApi', { ...record, storageLimitMb: 0.001 });
+		fixture.credentials.set('contactCenterRecordApi', { ...record, customStorageLimit: true, storageLimitMb: 0.001 });
 		// The record's table exists (an earlier run), and the sizes are read afresh.
 		await sendTo(contactsOf(1));
 		recordApiForTests.resetState();

@@ -312,6 +312,9 @@ describe('write back in one n8n process: refusals reported in n8n', () => {
 		expect(errorOf(reports[0])?.message).toMatch(
 			/^The record's n8n API key expired or was revoked/,
 		);
+		// The key has no expiry date that passed: the cause says to check the key, naming 401 once.
+		expect(errorOf(reports[0])?.message).toContain('(HTTP 401): check the key you pasted');
+		expect(String(errorOf(reports[0])?.message).match(/401/g)).toHaveLength(1);
 		expect(errorOf(reports[0])?.description).toMatch(/Settings -> n8n API -> Create API key/);
 		expect(errorOf(reports[0])?.description).toMatch(/1 processed write back is kept/);
 		expect(flow.database.sink.processed.map((item) => item.idempotencyKey).slice(-1)).toEqual([

@@ -1,6 +1,7 @@
 import {
 	formatInTimeZone,
 	isValidTimeZone,
+	timeZoneNames,
 	toInstant,
 	type Instant,
 } from '../../nodes/ContactCenter/helpers/dateTime';
@@ -55,5 +56,15 @@ describe('time zones', () => {
 		expect(formatInTimeZone(Date.parse('2026-11-20T08:00:00Z'), 'Asia/Kolkata')).toBe(
 			'2026-11-20T13:30:00+05:30',
 		);
+	});
+});
+
+describe('timeZoneNames', () => {
+	it('lists UTC first, once, then every IANA zone Node knows, each valid', () => {
+		const names = timeZoneNames();
+		expect(names[0]).toBe('UTC');
+		expect(names.filter((name) => name === 'UTC')).toHaveLength(1);
+		expect(names).toEqual(expect.arrayContaining(['Europe/Amsterdam', 'America/New_York']));
+		expect(names.every(isValidTimeZone)).toBe(true);
 	});
 });

@@ -1,6 +1,8 @@
 import {
 	buildMetricQuery,
 	METRIC_KEYS,
+	MEDIUM_IDS,
+	MEDIUM_NAMES,
 	METRICS,
 	MetricParameterError,
 	snapshotColumn,
@@ -279,5 +281,15 @@ describe('the window that is read (an open window ends at now)', () => {
 		expect(caught).toBeInstanceOf(MetricParameterError);
 		expect((caught as MetricParameterError).parameter).toBe('from');
 		expect((caught as MetricParameterError).message).toContain('is not in the past');
+	});
+});
+
+describe('the Medium filter', () => {
+	it('names every medium code of the spec in words (capitalised, distinct)', () => {
+		const names = MEDIUM_IDS.map((id) => MEDIUM_NAMES[id]);
+		expect(new Set(names).size).toBe(MEDIUM_IDS.length);
+		for (const id of MEDIUM_IDS) expect(MEDIUM_NAMES[id]).toMatch(/^[A-Z]/);
+		expect(MEDIUM_NAMES.fb).toBe('Facebook Messenger');
+		expect(MEDIUM_NAMES.mailgun).toBe('Email via Mailgun');
 	});
 });

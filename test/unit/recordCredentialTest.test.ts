@@ -109,7 +109,7 @@ describe("the Contact Center Record API credential's Test", () => {
 	});
 
 	test.each([
-		[{ '/data-tables': 401 }, /refused the API key \(401\)/],
+		[{ '/data-tables': 401 }, /refused the API key \(HTTP 401\): check the key you pasted/],
 		[{ '/data-tables': 403 }, /may not list data tables \(403\).*"Data tables" ticked/],
 		[{ '/data-tables': 404 }, /has no n8n public API with data tables \(404\)/],
 		[

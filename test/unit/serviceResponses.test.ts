@@ -1,4 +1,4 @@
-import { readMetricResponse } from '../../nodes/ContactCenter/helpers/metricResponse';
+import { intervalRow, readMetricResponse } from '../../nodes/ContactCenter/helpers/metricResponse';
 import {
 	classifyFailure,
 	failureInSuccessfulResponse,
@@ -189,5 +189,52 @@ describe('readMetricResponse', () => {
 			unrecognizedResponse: '{"surprise":true}',
 		});
 		expect(readMetricResponse(undefined).unrecognizedResponse).toBe('null');
+	});
+});
+
+describe('intervalRow', () => {
+	const context = {
+		metric: 'inboundMessageVolume',
+		unit: 'messages',
+		timeZone: 'America/New_York',
+		filters: { mediumId: 'fb', channelId: undefined },
+	};
+
+	it('puts the start as given and in the chosen zone first, then the value; only the filters set', () => {
+		const row = intervalRow({ value: 7, timestamp: '2026-11-20T08:00:00.000Z' }, context);
+		expect(row).toEqual({
+			metric: 'inboundMessageVolume',
+			timestamp: '2026-11-20T08:00:00.000Z',
+			timestampInTimezone: '2026-11-20T03:00:00-05:00',
+			value: 7,
+			unit: 'messages',
+			mediumId: 'fb',
+		});
+		expect(Object.keys(row).slice(0, 3)).toEqual(['metric', 'timestamp', 'timestampInTimezone']);
+	});
+
+	it('finds a start under another name, with any offset, and keeps every field the service gave', () => {
+		expect(
+			intervalRow(
+				{ count: 2, start: '2026-07-01T00:00:00+0200', label: 'x' },
+				{ ...context, filters: {} },
+			),
+		).toEqual({
+			metric: 'inboundMessageVolume',
+			start: '2026-07-01T00:00:00+0200',
+			startInTimezone: '2026-06-30T18:00:00-04:00',
+			count: 2,
+			label: 'x',
+			unit: 'messages',
+		});
+	});
+
+	it('adds no zoned start when no field holds a date-time with an offset', () => {
+		expect(intervalRow({ value: 1, day: 'monday' }, { ...context, filters: {} })).toEqual({
+			metric: 'inboundMessageVolume',
+			value: 1,
+			day: 'monday',
+			unit: 'messages',
+		});
 	});
 });

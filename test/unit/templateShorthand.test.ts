@@ -1,4 +1,8 @@
+import { Workflow, type INode, type INodeTypes } from 'n8n-workflow';
+
 import {
+	BODY_VARIABLE_ITEM_TITLE,
+	bodyVariableTitle,
 	buildTemplateShorthand,
 	TemplateFieldError,
 	type WhatsAppTemplate,
@@ -30,7 +34,7 @@ describe('buildTemplateShorthand', () => {
 		['template name', { templateName: 'x))&y' }, 'Template Name', '))&'],
 		['language', { language: '[[en' }, 'Language', '[['],
 		['fallback', { fallback: 'hi &((' }, 'Fallback Text', '&(('],
-		['body variable', { bodyVariables: ['ok', 'tail]'] }, 'Body Variables: Value 2', ']'],
+		['body variable', { bodyVariables: ['ok', 'tail]'] }, 'Body Variables: Variable {{2}}', ']'],
 	])(
 		'refuses a %s that would change the structure, naming the field',
 		(_, change, field, sequence) => {
@@ -52,9 +56,38 @@ describe('buildTemplateShorthand', () => {
 		[{ namespace: ' ' }, 'Namespace'],
 		[{ templateName: '' }, 'Template Name'],
 		[{ language: '' }, 'Language'],
-		[{ bodyVariables: [''] }, 'Body Variables: Value 1'],
+		[{ bodyVariables: ['Ann', ''] }, 'Body Variables: Variable {{2}}'],
 	])('refuses an empty mandatory value: %p', (change, field) => {
 		expect(() => buildTemplateShorthand({ ...base, ...change })).toThrow(`'${field}' is empty`);
+	});
+});
+
+describe('body variable titles', () => {
+	/** The itemTitle as n8n's expression evaluator gives it, with $collection as the editor sets it. */
+	function titleOf(index: number): unknown {
+		const node: INode = {
+			id: 'node-id',
+			name: 'Contact Center',
+			type: 'n8n-nodes-contact-center.contactCenter',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: {},
+		};
+		const nodeTypes = {
+			getByName: () => undefined,
+			getByNameAndVersion: () => undefined,
+			getKnownTypes: () => ({}),
+		} as unknown as INodeTypes;
+		const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
+		return workflow.expression.getSimpleParameterValue(node, BODY_VARIABLE_ITEM_TITLE, 'internal', {
+			$collection: { item: { index, value: {} } },
+		});
+	}
+
+	it('name the template variable each entry fills, in the editor (itemTitle) as in errors', () => {
+		for (const index of [0, 1, 9]) expect(titleOf(index)).toBe(bodyVariableTitle(index));
+		expect(bodyVariableTitle(0)).toBe('Variable {{1}}');
+		expect(bodyVariableTitle(9)).toBe('Variable {{10}}');
 	});
 });
 

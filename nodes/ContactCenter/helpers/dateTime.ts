@@ -21,6 +21,11 @@ export function isValidTimeZone(timeZone: string): boolean {
 	}
 }
 
+/** The IANA time zone names this Node.js knows, UTC first (Intl lists only the zones of places). */
+export function timeZoneNames(): string[] {
+	return ['UTC', ...Intl.supportedValuesOf('timeZone').filter((zone) => zone !== 'UTC')];
+}
+
 /** Milliseconds to add to a UTC instant to get the wall clock of `timeZone` at that instant. */
 function timeZoneOffsetMs(epochMs: number, timeZone: string): number {
 	const parts = new Intl.DateTimeFormat('en-US', {

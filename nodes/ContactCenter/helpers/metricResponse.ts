@@ -1,5 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { formatInTimeZone, toInstant, type Instant } from './dateTime';
+
 const isRecord = (value: unknown): value is Record<string, unknown> =>
 	typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -54,4 +56,48 @@ export function readMetricResponse(body: unknown): MetricReading {
 		if (value !== undefined) return { rows: [{ value }] };
 	}
 	return { rows: [{ value: null }], unrecognizedResponse: JSON.stringify(body ?? null) };
+}
+
+/** An ISO-8601 date-time that names its offset (Z or ±hh:mm), as a bucket's start is given. */
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
+
+/**
+ * The field of a bucket that holds its start: `timestamp` (the undocumented grouped shape as seen),
+ * else its first field holding an ISO-8601 date-time with an offset.
+ */
+function startFieldOf(bucket: IDataObject): string | undefined {
+	const isInstant = (value: unknown) => typeof value === 'string' && ISO_INSTANT.test(value.trim());
+	if (isInstant(bucket.timestamp)) return 'timestamp';
+	return Object.keys(bucket).find((key) => isInstant(bucket[key]));
+}
+
+export interface IntervalContext {
+	metric: string;
+	unit: string;
+	/** The Timezone sent with the call. */
+	timeZone: string;
+	/** The filters as sent; only those set appear in the row. */
+	filters: Record<string, string | undefined>;
+}
+
+/**
+ * One interval of a grouped metric as one row: the metric, the interval's start as the service
+ * gives it and the same start in the chosen time zone (`<field>InTimezone`, e.g.
+ * 2026-11-20T03:00:00-05:00), then the service's other fields (value) as given, the unit and the
+ * filters that were set. The range, interval and time zone are not repeated in every row.
+ */
+export function intervalRow(bucket: IDataObject, context: IntervalContext): IDataObject {
+	const row: IDataObject = { metric: context.metric };
+	const startField = startFieldOf(bucket);
+	if (startField !== undefined) {
+		row[startField] = bucket[startField];
+		const start = toInstant(bucket[startField], 'UTC') as Instant;
+		row[`${startField}InTimezone`] = formatInTimeZone(start.epochMs, context.timeZone);
+	}
+	for (const [key, value] of Object.entries(bucket)) if (key !== startField) row[key] = value;
+	row.unit = context.unit;
+	for (const [name, value] of Object.entries(context.filters)) {
+		if (value !== undefined) row[name] = value;
+	}
+	return row;
 }

@@ -135,6 +135,23 @@ export const MEDIUM_IDS = [
 	'viber',
 ] as const;
 
+export type MediumId = (typeof MEDIUM_IDS)[number];
+
+/** What each medium code of spec 1 stands for, as the Medium filter lists it; the code is what is sent. */
+export const MEDIUM_NAMES: Record<MediumId, string> = {
+	fb: 'Facebook Messenger',
+	twit: 'X (Twitter)',
+	instagram: 'Instagram',
+	messagebird: 'SMS via MessageBird',
+	rtm: 'Live Chat (Real-Time Messaging)',
+	whatsapp: 'WhatsApp',
+	twilio: 'SMS via Twilio',
+	wechat: 'WeChat',
+	mailgun: 'Email via Mailgun',
+	telegram: 'Telegram',
+	viber: 'Viber',
+};
+
 export const GROUP_BY_INTERVALS = { minute: 60_000, hour: 3_600_000, day: 86_400_000 } as const;
 export const MAX_INTERVALS = 60;
 export const MAX_HISTORY_DAYS = 14;
@@ -383,7 +400,7 @@ function readTimezone(definition: MetricDefinition, input: MetricInput): string 
 		throw new MetricParameterError(
 			'timezone',
 			`'Timezone' '${timezone}' is not a known time zone`,
-			'Use an IANA time zone name such as Europe/Amsterdam or America/New_York, or leave it empty for UTC',
+			"Choose a time zone from the 'Timezone' list, or Workflow Time Zone; an expression must give an IANA name such as Europe/Amsterdam or America/New_York",
 		);
 	}
 	return timezone;

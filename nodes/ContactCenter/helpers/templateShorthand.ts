@@ -53,6 +53,19 @@ function checkValue(field: string, value: string): void {
 	}
 }
 
+/** How the node titles the body variable at `index` (0-based): the template variable it fills. */
+export const bodyVariableTitle = (index: number) => `Variable {{${index + 1}}}`;
+
+/**
+ * The same title as n8n's fixedCollection `itemTitle` expression, over `$collection.item.index`.
+ * The braces are written as \u escapes: a literal `}}` would end n8n's expression early.
+ */
+export const BODY_VARIABLE_ITEM_TITLE =
+	'={{ "Variable \\u007b\\u007b" + ($collection.item.index + 1) + "\\u007d\\u007d" }}';
+
+/** Under each body variable, where n8n's layout gives the entries no title: which variable each fills. */
+export const BODY_VARIABLE_HINT = 'The 1st entry fills {{1}}, the 2nd {{2}}, and so on';
+
 export function buildTemplateShorthand(template: WhatsAppTemplate): string {
 	const fallback =
 		template.fallback === undefined || template.fallback === ''
@@ -63,7 +76,7 @@ export function buildTemplateShorthand(template: WhatsAppTemplate): string {
 	checkValue('Fallback Text', fallback);
 	checkValue('Language', template.language);
 	template.bodyVariables.forEach((variable, index) =>
-		checkValue(`Body Variables: Value ${index + 1}`, variable),
+		checkValue(`Body Variables: ${bodyVariableTitle(index)}`, variable),
 	);
 
 	const parameters = [

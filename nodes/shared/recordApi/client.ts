@@ -83,6 +83,13 @@ export const keyExpiredError = (context: RecordContext, at: number) =>
 		RECORD_KEY_STEPS,
 	);
 
+/**
+ * n8n answered 401 to a key that has not expired (an expired key is caught before the call, from its
+ * `exp` claim): mistyped, cut short, deleted in n8n or made in another n8n.
+ */
+const keyRefusedMessage = (target: RecordTarget) =>
+	`n8n at ${target.baseUrl} refused the n8n API key of the "${RECORD_CREDENTIAL_DISPLAY_NAME}" credential (HTTP 401): check the key you pasted into its n8n API Key field`;
+
 export const statusOfRecordError = (error: unknown) =>
 	error instanceof NodeOperationError ? Number(error.context.status ?? 0) : 0;
 
@@ -125,7 +132,11 @@ async function readTarget(context: RecordContext, credentialId?: string): Promis
 		);
 	}
 	const apiKey = String(credentials.apiKey ?? '').trim();
-	const storageLimitMb = Number(credentials.storageLimitMb ?? DEFAULT_STORAGE_LIMIT_MB);
+	// Storage Limit (MB) counts only when the credential says this n8n sets a limit of its own.
+	const storageLimitMb =
+		credentials.customStorageLimit === true
+			? Number(credentials.storageLimitMb ?? DEFAULT_STORAGE_LIMIT_MB)
+			: DEFAULT_STORAGE_LIMIT_MB;
 	const target: RecordTarget = {
 		baseUrl,
 		tableName,
@@ -284,7 +295,9 @@ async function callWithRetries(
 	const message =
 		failure.kind === 'rateLimited' || failure.kind === 'unavailable'
 			? `The record (n8n data table "${target.tableName}" at ${target.baseUrl}) could not be used: ${text}`
-			: `The record (n8n data table "${target.tableName}" at ${target.baseUrl}) answered ${failure.status}: ${failure.message}`;
+			: failure.status === 401
+				? keyRefusedMessage(target)
+				: `The record (n8n data table "${target.tableName}" at ${target.baseUrl}) answered ${failure.status}: ${failure.message}`;
 	if (isSizeChecked(method, path) && isSizeLimitFailure(message))
 		memoryOfKey(target).fullStorage = { message, at: Date.now() };
 	throw recordError(context, message, failure.status, failure.kind);

@@ -103,7 +103,7 @@ async function dataTablesRefusal(
 	switch (tables.statusCode) {
 		case 401:
 			return fail(
-				`n8n refused the API key (401). Check that you pasted the whole key, that it was not deleted in Settings -> n8n API, and that it belongs to this n8n. ${RECORD_KEY_STEPS}`,
+				`n8n refused the API key (HTTP 401): check the key you pasted. It must be the whole key, of this n8n, and not deleted in Settings -> n8n API. ${RECORD_KEY_STEPS}`,
 			);
 		case 403:
 			return fail(

@@ -17,7 +17,7 @@ export interface RecordTarget {
 	cacheKey: string;
 	/** When the credential was read (ms since the epoch). */
 	readAt: number;
-	/** N8N_DATA_TABLES_MAX_SIZE_BYTES as the credential's Storage Limit (MB) gives it. */
+	/** N8N_DATA_TABLES_MAX_SIZE_BYTES: n8n's default, or the credential's Custom Storage Limit. */
 	storageLimitBytes: number;
 	credentialId?: string;
 }

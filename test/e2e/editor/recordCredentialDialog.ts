@@ -89,7 +89,7 @@ export function describeRecordCredentialDialog(session: () => Json): void {
 		}
 
 		describe('the "Contact Center Record API" credential dialog', () => {
-			test('Create credential, "Contact Center Record": the dialog says where the key comes from, above n8n API URL, n8n API Key, Data Table Name, Storage Limit (MB)', async () => {
+			test('Create credential, "Contact Center Record": the dialog says where the key comes from, above n8n API URL, n8n API Key, Data Table Name and Custom Storage Limit (off: Storage Limit (MB) hidden)', async () => {
 				const offered: string[] = await dialog.openNewCredential(
 					page,
 					instance.baseUrl,
@@ -103,7 +103,7 @@ export function describeRecordCredentialDialog(session: () => Json): void {
 					'n8n API URL',
 					'n8n API Key',
 					'Data Table Name',
-					'Storage Limit (MB)',
+					'Custom Storage Limit',
 				]);
 				expect(form.notices).toEqual([
 					expect.stringContaining('Settings -> n8n API -> Create API key'),

@@ -1,10 +1,26 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { MEDIUM_IDS, type MetricQueryOptions } from '../../helpers/metrics';
+import { timeZoneNames } from '../../helpers/dateTime';
+import { MEDIUM_IDS, MEDIUM_NAMES, type MetricQueryOptions } from '../../helpers/metrics';
 
-export const MEDIUM_OPTIONS = [
-	{ name: 'All Connected Mediums', value: '' },
-	...MEDIUM_IDS.map((id) => ({ name: id, value: id })),
+/** The mediums by name, sorted; each sends its code (spec 1), which its description and the output's mediumId show. */
+export const MEDIUM_OPTIONS: INodeProperties['options'] = [
+	{ name: 'All Connected Mediums', value: '', description: 'No medium filter' },
+	...MEDIUM_IDS.map((id) => ({
+		name: MEDIUM_NAMES[id],
+		value: id,
+		description: `Sent as mediumId ${id}`,
+	})).sort((a, b) => a.name.localeCompare(b.name)),
+];
+
+/** Timezone of a grouped metric: empty is the workflow's time zone, read when the node runs. */
+export const TIMEZONE_OPTIONS: INodeProperties['options'] = [
+	{
+		name: 'Workflow Time Zone',
+		value: '',
+		description: "The workflow's Timezone setting, else n8n's default",
+	},
+	...timeZoneNames().map((zone) => ({ name: zone, value: zone })),
 ];
 
 export const DEFAULT_FROM = '={{ $now.minus({ hours: 24 }).toISO() }}';

@@ -7,7 +7,7 @@ import type {
 
 import { toUtcIso } from '../../helpers/dateTime';
 import { processItems } from '../../helpers/items';
-import { readMetricResponse } from '../../helpers/metricResponse';
+import { intervalRow, readMetricResponse } from '../../helpers/metricResponse';
 import {
 	buildMetricQuery,
 	METRIC_KEYS,
@@ -26,6 +26,7 @@ import {
 	fromDescription,
 	MEDIUM_OPTIONS,
 	metricContext,
+	TIMEZONE_OPTIONS,
 	presenceDescription,
 	presenceHint,
 	presenceOptions,
@@ -159,10 +160,11 @@ export const description: INodeProperties[] = [
 			{
 				displayName: 'Timezone',
 				name: 'timezone',
-				type: 'string',
-				default: 'UTC',
-				placeholder: 'e.g. Europe/Amsterdam',
-				description: 'IANA time zone name in which the intervals are counted',
+				type: 'options',
+				default: '',
+				description:
+					"The time zone the service counts the intervals in (a day from that zone's midnight). Each output item gives its interval's start in this zone too, as timestampInTimezone.",
+				options: TIMEZONE_OPTIONS,
 			},
 		],
 	},
@@ -193,19 +195,27 @@ export function readMetricInput(
 		mediumId: filters.mediumId,
 		channelId: filters.channelId,
 		groupByInterval: grouping.groupByInterval,
-		timezone: grouping.timezone,
+		// Grouped without a Timezone (or with Workflow Time Zone): the workflow's, not the service's UTC.
+		timezone:
+			grouping.groupByInterval === undefined ? undefined : grouping.timezone || this.getTimezone(),
 	};
 }
 
-/** The parameters as sent, From and To as fromUtc and toUtc where the metric takes them. */
-function withWindowInUtc(parameters: IDataObject, window: MetricQuery['window']): IDataObject {
-	const row: IDataObject = {};
-	for (const [name, value] of Object.entries(parameters)) {
-		if (name === 'from') row.fromUtc = toUtcIso(window.fromMs);
-		else if (name === 'to') row.toUtc = toUtcIso(window.toMs);
-		else row[name] = value;
+/**
+ * One row of an ungrouped metric: the parameters as sent, From and To as fromUtc and toUtc, the
+ * queue metrics' status as queueConversationStatus (its name in Get Snapshot too).
+ */
+function totalRow(metric: MetricKey, query: MetricQuery, value: IDataObject): IDataObject {
+	const row: IDataObject = { metric, value: null, unit: METRICS[metric].unit };
+	for (const parameter of Object.keys(METRICS[metric].parameters) as MetricParameter[]) {
+		if (parameter === 'groupByInterval' || parameter === 'timezone') continue;
+		const sent = query.qs[parameter] ?? null;
+		if (parameter === 'from') row.fromUtc = toUtcIso(query.window.fromMs);
+		else if (parameter === 'to') row.toUtc = toUtcIso(query.window.toMs);
+		else if (parameter === 'status') row.queueConversationStatus = sent;
+		else row[parameter] = sent;
 	}
-	return row;
+	return { ...row, ...value };
 }
 
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
@@ -225,21 +235,25 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 			);
 			const body = await contactCenterApiRequest.call(this, 'GET', query.path, { qs: query.qs });
 			const reading = readMetricResponse(body);
-			const parameters: IDataObject = {};
-			for (const parameter of Object.keys(METRICS[metric].parameters) as MetricParameter[]) {
-				parameters[parameter] = query.qs[parameter] ?? null;
-			}
-			const retrievedAt = new Date().toISOString();
-			return reading.rows.map((row) => ({
-				metric,
-				value: null,
-				unit: METRICS[metric].unit,
-				...withWindowInUtc(parameters, query.window),
-				...row,
-				retrievedAtUtc: retrievedAt,
-				...(reading.unrecognizedResponse !== undefined
+			const unrecognized =
+				reading.unrecognizedResponse !== undefined
 					? { unrecognizedResponse: reading.unrecognizedResponse }
-					: {}),
+					: {};
+			const retrievedAt = new Date().toISOString();
+			if (query.qs.groupByInterval !== undefined && reading.unrecognizedResponse === undefined) {
+				return reading.rows.map((bucket) =>
+					intervalRow(bucket, {
+						metric,
+						unit: METRICS[metric].unit,
+						timeZone: query.qs.timezone ?? 'UTC',
+						filters: { mediumId: query.qs.mediumId, channelId: query.qs.channelId },
+					}),
+				);
+			}
+			return reading.rows.map((row) => ({
+				...totalRow(metric, query, row),
+				retrievedAtUtc: retrievedAt,
+				...unrecognized,
 			}));
 		},
 	});

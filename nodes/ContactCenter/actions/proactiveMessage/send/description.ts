@@ -1,5 +1,6 @@
 import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
 
+import { BODY_VARIABLE_HINT, BODY_VARIABLE_ITEM_TITLE } from '../../../helpers/templateShorthand';
 import { includeInputFieldsOption } from '../common';
 import {
 	DEFAULT_SEND_ONCE_HOURS,
@@ -118,10 +119,10 @@ export const description: INodeProperties[] = [
 		name: 'templateLanguage',
 		type: 'string',
 		required: true,
-		default: 'en',
+		default: 'en_US',
 		placeholder: 'e.g. en_US',
 		description:
-			'Language code the template is sent in; the template must be defined in that language',
+			"Language code the template is sent in, as in the provider's template manager (e.g. en_US, nl, pt_BR); the template must be defined in that language",
 		displayOptions: show({ medium: ['WHATSAPP'], messageType: ['template'] }),
 	},
 	{
@@ -138,11 +139,16 @@ export const description: INodeProperties[] = [
 		displayName: 'Body Variables',
 		name: 'templateBodyVariables',
 		type: 'fixedCollection',
-		typeOptions: { multipleValues: true, sortable: true },
+		typeOptions: {
+			multipleValues: true,
+			sortable: true,
+			// Each entry is titled by the template variable it fills: Variable {{1}}, Variable {{2}}, …
+			fixedCollection: { itemTitle: BODY_VARIABLE_ITEM_TITLE },
+		},
 		default: {},
 		placeholder: 'Add Body Variable',
 		description:
-			'Values of the template variables, in the order of the template ({{1}}, {{2}}, ...)',
+			'Values of the template variables, in the order of the template: the first fills {{1}}, the second {{2}}, …',
 		displayOptions: show({ medium: ['WHATSAPP'], messageType: ['template'] }),
 		options: [
 			{
@@ -155,7 +161,10 @@ export const description: INodeProperties[] = [
 						type: 'string',
 						default: '',
 						placeholder: 'e.g. {{ $json.firstName }}',
-						description: 'Value of this template variable',
+						description:
+							"Value of the template variable named in this entry's title ({{1}} for the first entry)",
+						// n8n 2.41.1's default layout shows no entry titles (itemTitle shows in its new one only).
+						hint: BODY_VARIABLE_HINT,
 					},
 				],
 			},
