@@ -270,7 +270,7 @@ export function reportKeptInMemory(context: IWebhookFunctions, kept: number): IW
 	return reportRun(context, {
 		cause: 'keptInMemory',
 		message: `${kept === 1 ? '1 write back was' : `${kept} write backs were`} processed and answered 200, but n8n's API did not take ${kept === 1 ? 'its' : 'their'} record row, so ${them} held as done only in the memory of the n8n process that ran ${kept === 1 ? 'it' : 'them'}`,
-		description: `Should that process restart before the rows are written, a delivery of the same event would run the workflow again. n8n's log has the cause ("could not be recorded yet") and says "resolved" once the rows are written. The usual causes: n8n's data table storage is full (free space or raise N8N_DATA_TABLES_MAX_SIZE_BYTES), or the record's n8n API key expired or was revoked (create a new key). ${REPORT_BOUND}`,
+		description: `Should that process restart before the rows are written, a delivery of the same event would run the workflow again. n8n's log has the cause ("could not be recorded yet") and says "resolved" once the rows are written. The usual causes: n8n's data table storage is full (free space or raise N8N_DATA_TABLES_MAX_SIZE_BYTES), or n8n refused the record's n8n API key (it expired or was removed: paste a new one). ${REPORT_BOUND}`,
 		keptInMemory: kept,
 	});
 }

@@ -249,7 +249,8 @@ function recordRefusal(error: NodeOperationError, kept: number): Refusal {
 	const figures = SIZE_LIMIT_FIGURES.exec(detail);
 	const what: Record<RecordFailureCause, string> = {
 		storageFull: `n8n's data table storage is full${figures ? ` (${figures[1]} MB of ${figures[2]} MB used)` : ''}, so the write back record cannot take new rows`,
-		recordKey: `The record's n8n API key expired or was revoked (${detail})`,
+		// Only a key whose expiry has passed is "expired"; any other refusal is the key as pasted.
+		recordKey: `The record's n8n API key ${/ expired on /.test(detail) ? 'expired' : 'was refused by n8n'} (${detail})`,
 		apiUnavailable: `n8n's API did not answer the write back record's calls (${detail})`,
 		apiRateLimited: `n8n's API rate-limited the write back record's calls (${detail})`,
 		recordUnusable: `The write back record could not be used (${detail})`,

@@ -324,10 +324,10 @@ describe('the record credential in a real n8n', () => {
 		const reports = executions.map(triggerReportOf).filter(Boolean);
 		expect(executions.length - reports.length).toBe(1);
 		expect(reports.map((error: Json) => error.message)).toEqual([
-			expect.stringMatching(/^The record's n8n API key expired or was revoked \(.*expired on/),
+			expect.stringMatching(/^The record's n8n API key expired \(.*expired on/),
 		]);
 		expect(rt.readLog(instance())).toMatch(
-			/Contact Center Trigger ".*": The record's n8n API key expired or was revoked/,
+			/Contact Center Trigger ".*": The record's n8n API key expired/,
 		);
 	});
 	test('a key revoked while n8n runs (one process, index of the record loaded): the delivery running then is answered 200 after its run and counts as done in the process (its redelivery a duplicate), the next ones 503 without a run until a record call succeeds', async () => {
@@ -395,7 +395,7 @@ describe('the record credential in a real n8n', () => {
 				/^1 write back was processed and answered 200, but n8n's API did not take its record row/,
 			),
 			expect.stringMatching(
-				/^The record's n8n API key expired or was revoked .*: 1 call to the write back URL refused \(503\)/,
+				/^The record's n8n API key was refused by n8n .*: 1 call to the write back URL refused \(503\)/,
 			),
 		]);
 		expect(refusedReport.description).toMatch(

@@ -288,7 +288,7 @@ test('4. the record key revoked: the next deliveries are refused 503, reported a
 		`answers after the key was revoked: ${answers.map((a) => `${a.status} ${a.text.slice(0, 120)}`).join(' | ')}`,
 	);
 	expect(answers.slice(1).map((answer) => answer.status)).toEqual([503, 503]);
-	const tookMs = await errorWorkflowRuns(/^The record's n8n API key expired or was revoked/, stamp);
+	const tookMs = await errorWorkflowRuns(/^The record's n8n API key was refused by n8n/, stamp);
 	log(`Error Workflow ran ${tookMs} ms after the first refused delivery`);
 	await setRecordKey(instance().apiKey);
 }, 300_000);

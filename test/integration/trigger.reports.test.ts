@@ -310,7 +310,7 @@ describe('write back in one n8n process: refusals reported in n8n', () => {
 		const reports = runsOf(answers.slice(1));
 		expect(reports).toHaveLength(1);
 		expect(errorOf(reports[0])?.message).toMatch(
-			/^The record's n8n API key expired or was revoked/,
+			/^The record's n8n API key was refused by n8n \(.*check the key you pasted/,
 		);
 		// The key has no expiry date that passed: the cause says to check the key, naming 401 once.
 		expect(errorOf(reports[0])?.message).toContain('(HTTP 401): check the key you pasted');
