@@ -173,7 +173,7 @@ export function describeFieldsAndTestRuns(session: () => Json): void {
 						id: 'lookup',
 						name: 'Contact Center Trigger',
 						type: TRIGGER,
-						typeVersion: 1,
+						typeVersion: 1.1,
 						position: [0, 0],
 						webhookId,
 						parameters: { endpoint: 'lookup' },

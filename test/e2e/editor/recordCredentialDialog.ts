@@ -162,10 +162,12 @@ export function describeRecordCredentialDialog(session: () => Json): void {
 					actions,
 				);
 				expect(scopesCount).toMatch(/^14 of \d+ scopes selected$/);
-				await panel.openNextStepPanelOfNewWorkflow(page, instance, cookie, 'Record key: README');
-				await panel.search(page, 'send message');
+				// A node whose record field shows as added: the write back trigger (a new Send node
+				// shows it once Send Once is turned on).
+				await panel.openTriggerPanel(page, instance.baseUrl);
+				await panel.search(page, 'write back');
 				await panel.openEntry(page, 'Contact Center');
-				await panel.chooseItem(page, 'Send message');
+				await panel.chooseItem(page, 'On conversation write back');
 				await dialog.createCredentialFromNodeField(page, RECORD_CREDENTIAL, actions);
 				const apiUrl = `${instance.baseUrl}/api/v1`;
 				// The README's default, http://localhost:5678/api/v1, is not this n8n's address.
