@@ -60,6 +60,21 @@ async function recordCallsOf(work: () => Promise<unknown>): Promise<string[]> {
 	});
 }
 
+/** The trigger as a restarted n8n loads it: no holds, no index, nothing learnt. */
+function restartedTrigger(): ContactCenterTrigger {
+	let restarted: ContactCenterTrigger | undefined;
+	jest.isolateModules(() => {
+		// A fresh copy of the node's modules. Only require() loads a module into jest's isolated
+		// registry synchronously.
+		// eslint-disable-next-line @typescript-eslint/no-require-imports
+		const fresh = require('../../nodes/ContactCenterTrigger/ContactCenterTrigger.node') as {
+			ContactCenterTrigger: typeof ContactCenterTrigger;
+		};
+		restarted = new fresh.ContactCenterTrigger();
+	});
+	return restarted!;
+}
+
 // First in this file: the process learns where its runs stay from its first production run.
 describe('write back in one n8n process: where the key is held', () => {
 	it('claims a row until a run found the item its webhook call made; from then on a delivery writes only its done row', async () => {
@@ -132,17 +147,10 @@ describe('write back in one n8n process: deliveries through n8n-core (webhook ca
 	it('recognises a redelivery after n8n restarts: the process that answers it knows nothing of the first', async () => {
 		const [key] = newKeys('restart', 1);
 		await deliver(flow, signed(writeBack(key)));
-		let restarted: ContactCenterTrigger | undefined;
-		jest.isolateModules(() => {
-			// A fresh copy of the node's modules: no holds, no index, nothing learnt. Only require()
-			// loads a module into jest's isolated registry synchronously.
-			// eslint-disable-next-line @typescript-eslint/no-require-imports
-			const fresh = require('../../nodes/ContactCenterTrigger/ContactCenterTrigger.node') as {
-				ContactCenterTrigger: typeof ContactCenterTrigger;
-			};
-			restarted = new fresh.ContactCenterTrigger();
-		});
-		const again = await deliver({ ...flow, triggerType: restarted! }, signed(writeBack(key)));
+		const again = await deliver(
+			{ ...flow, triggerType: restartedTrigger() },
+			signed(writeBack(key)),
+		);
 		expect(parseAnswer(again)).toEqual(answerOf('duplicate', key));
 		expect(processedKeys()).toEqual([key]);
 	});
@@ -156,16 +164,9 @@ describe('write back in one n8n process: deliveries through n8n-core (webhook ca
 		for (const key of keys)
 			expect(await statusOf(signed(writeBack(key)), unsaved)).toBe('duplicate');
 		expect(keys.map(statesOf)).toEqual(keys.map(() => ['done']));
-		let restarted: ContactCenterTrigger | undefined;
-		jest.isolateModules(() => {
-			// eslint-disable-next-line @typescript-eslint/no-require-imports
-			const fresh = require('../../nodes/ContactCenterTrigger/ContactCenterTrigger.node') as {
-				ContactCenterTrigger: typeof ContactCenterTrigger;
-			};
-			restarted = new fresh.ContactCenterTrigger();
-		});
+		const restarted = restartedTrigger();
 		for (const key of keys) {
-			const again = await deliver({ ...unsaved, triggerType: restarted! }, signed(writeBack(key)));
+			const again = await deliver({ ...unsaved, triggerType: restarted }, signed(writeBack(key)));
 			expect(parseAnswer(again)).toEqual(answerOf('duplicate', key));
 		}
 		expect(processedKeys()).toEqual(keys);
