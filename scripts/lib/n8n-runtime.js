@@ -495,7 +495,8 @@ async function executeWorkflow(instance, id) {
 
 /**
  * Starts `n8n start` in its own process group (so its task runners stop with it); output goes to
- * `<userFolder>/n8n.log`. Resolves once `/healthz/readiness` answers 200.
+ * `<userFolder>/n8n.log`. Resolves once `/healthz/readiness` answers 200 and, for `start`, n8n has
+ * activated its published workflows.
  * `command`: 'start' (default), or 'worker' / 'webhook' for queue mode; `readinessUrl` defaults to
  * the instance's `/healthz/readiness` (a worker serves it on its QUEUE_HEALTH_CHECK_PORT).
  */
@@ -538,7 +539,14 @@ async function startServer(
 			const res = await fetch(readyUrl, {
 				signal: AbortSignal.timeout(2000),
 			});
-			if (res.status === 200) return instance;
+			// `n8n start` answers readiness before it has activated the published workflows; an
+			// activation made meanwhile races with n8n's own (commands/start.js: server.start, then
+			// activeWorkflowManager.init, then this line).
+			if (
+				res.status === 200 &&
+				(command !== 'start' || /Editor is now accessible via/.test(readLog(instance)))
+			)
+				return instance;
 		} catch {
 			// not listening yet
 		}
