@@ -11,7 +11,7 @@ import { writeJsonResponse, type MinimalResponse } from './request';
 
 /** The trigger's answers to the service: from the webhook call, or from the run once it ended. */
 
-export type WriteBackStatus = 'processed' | 'duplicate' | 'inProgress' | 'ignored';
+export type WriteBackStatus = 'processed' | 'duplicate' | 'running' | 'ignored';
 
 /** Every write back answer has this shape, whatever happened. */
 export interface WriteBackAnswer extends IDataObject {
@@ -28,10 +28,10 @@ export function writeBackAnswer(
 	return {
 		// 409 for a delivery in progress: not 2xx, so the service delivers it again later and
 		// nothing is lost should the run in progress fail.
-		statusCode: status === 'inProgress' ? 409 : 200,
+		statusCode: status === 'running' ? 409 : 200,
 		body: {
-			received: status !== 'inProgress',
-			duplicate: status === 'duplicate' || status === 'inProgress',
+			received: status !== 'running',
+			duplicate: status === 'duplicate' || status === 'running',
 			idempotencyKey: idempotencyKey ?? null,
 			status,
 		},

@@ -39,7 +39,7 @@ import { KNOWN_WRITE_BACK_TYPES, simplifyWriteBack } from './simplify';
  * The Write Back endpoint: the service sends a conversation (spec 2.11) and delivers it again
  * until it gets a 2xx answer. Each event runs the workflow once: the webhook call takes the
  * event's idempotency key (see ../shared/once) before any run starts, and the run records it
- * done before the service gets 200, or gives it up when it fails.
+ * done before the service gets 200, or releases it when it fails.
  */
 
 /** Value of the Events option that stands for every write back type other than the documented two. */
@@ -148,7 +148,7 @@ const answerStatus = (context: IWebhookFunctions, status: WriteBackStatus, key?:
 /**
  * The webhook call of a write back, in whichever n8n process received it: takes the delivery's
  * key before any run starts. A key done before is answered `duplicate`, one another delivery is
- * running is answered `inProgress` (409); neither starts a run. The editor's test URL keeps no
+ * running is answered `running` (409); neither starts a run. The editor's test URL keeps no
  * record, so that tests never mark production deliveries done.
  */
 export async function receiveWriteBack(
@@ -160,9 +160,9 @@ export async function receiveWriteBack(
 
 	let ticket: Ticket | undefined;
 	if (key !== undefined && context.getMode() !== 'manual') {
-		let begun;
+		let claimed;
 		try {
-			begun = await once.begin(context, workOf(context, key), 'writeBack');
+			claimed = await once.claim(context, workOf(context, key), 'writeBack');
 		} catch (error) {
 			// Without the record a run could not be kept to once: not run, the service delivers again.
 			return refuse(
@@ -174,9 +174,9 @@ export async function receiveWriteBack(
 				),
 			);
 		}
-		if (begun.state === 'done') return answerStatus(context, 'duplicate', key);
-		if (begun.state === 'running') return answerStatus(context, 'inProgress', key);
-		ticket = begun.ticket;
+		if (claimed.state === 'done') return answerStatus(context, 'duplicate', key);
+		if (claimed.state === 'running') return answerStatus(context, 'running', key);
+		ticket = claimed.ticket;
 	}
 
 	const simplify = context.getNodeParameter('simplify', false) as boolean;
@@ -190,7 +190,7 @@ export async function receiveWriteBack(
  * The run of a write back, as the first node of the run, in whichever process runs it. A run that
  * succeeded records its key done before the service gets 200 (or, while n8n's API does not take
  * the row, counts it as done in this process and writes the row as soon as the API takes it), and
- * a run that fails gives the key up (the service's redelivery runs again).
+ * a run that fails releases the key (the service's redelivery runs again).
  */
 export async function runWriteBack(
 	context: IExecuteFunctions,
@@ -202,10 +202,10 @@ export async function runWriteBack(
 	if (key !== undefined && context.getMode() !== 'manual') {
 		await warnIfKeyExpiresSoon(context);
 		await warnIfStorageNearlyFull(context);
-		const taken = await once.takeInRun(context, workOf(context, key), input[0]);
+		const taken = await once.claimInRun(context, workOf(context, key), input[0]);
 		if ('skip' in taken) {
 			context.logger.info(
-				`Contact Center Trigger: write back ${key} ${taken.skip} in another delivery, so this run that n8n started again after a restart does nothing`,
+				`Contact Center Trigger: write back ${key} is ${taken.skip} in another delivery, so this run that n8n started again after a restart does nothing`,
 			);
 			return [[]];
 		}
@@ -221,11 +221,11 @@ export async function runWriteBack(
 			// Not seen with n8n 2.36 to 2.41; should a later n8n hide how its runs end, the event is
 			// delivered again rather than taken as ingested without knowing.
 			context.logger.warn(
-				`Contact Center Trigger "${context.getNode().name}": n8n did not say how the run of write back ${key ?? '(no idempotency key)'} ended (execution ${context.getExecutionId()}), so it is answered 500 and its key given up: the service delivers it again, and the workflow may run for it a second time`,
+				`Contact Center Trigger "${context.getNode().name}": n8n did not say how the run of write back ${key ?? '(no idempotency key)'} ended (execution ${context.getExecutionId()}), so it is answered 500 and its key released: the service delivers it again, and the workflow may run for it a second time`,
 			);
 		}
 		if (outcome !== 'succeeded') {
-			if (ticket !== undefined) await abandonQuietly(context, ticket);
+			if (ticket !== undefined) await releaseQuietly(context, ticket);
 			await answerFailedRun(context);
 			return;
 		}
@@ -284,10 +284,10 @@ async function recordBeforeAnswering(context: IExecuteFunctions, ticket: Ticket)
 	}
 }
 
-async function abandonQuietly(context: IExecuteFunctions, ticket: Ticket): Promise<void> {
-	await once.abandon(context, ticket).catch((error: Error) => {
+async function releaseQuietly(context: IExecuteFunctions, ticket: Ticket): Promise<void> {
+	await once.release(context, ticket).catch((error: Error) => {
 		context.logger.warn(
-			`Contact Center Trigger: releasing write back ${ticket.work.key} after its failed run failed (${error.message}); a redelivery within 15 minutes is answered 409`,
+			`Contact Center Trigger: write back ${ticket.work.key} could not be released after its failed run (${error.message}); a redelivery within 15 minutes is answered 409`,
 		);
 	});
 }

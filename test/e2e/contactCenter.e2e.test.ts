@@ -72,7 +72,7 @@ describe('trigger endpoints with signed requests (undici)', () => {
 		const again = await npmRunCall(stateDir(), 'write-back', '--key', key);
 		expect([
 			{ status: 200, body: writeBackAnswer('duplicate', key) },
-			{ status: 409, body: writeBackAnswer('inProgress', key) },
+			{ status: 409, body: writeBackAnswer('running', key) },
 		]).toContainEqual({ status: again.status, body: again.body });
 
 		const notificationRuns = (await executionsOf(workflowId('notification'))).length;
@@ -551,7 +551,7 @@ describe('trigger endpoints with signed requests (undici)', () => {
 			// Three redeliveries at once every 0.5 s, until a round has no 409 left.
 			for (let round = 0; round < 60; round++) {
 				overlap.push(await Promise.all([1, 2, 3].map(async () => await deliver(enqueued))));
-				if (!overlap.at(-1)!.includes('409 inProgress')) break;
+				if (!overlap.at(-1)!.includes('409 running')) break;
 				await rt.sleep(500);
 			}
 		} finally {
@@ -562,8 +562,8 @@ describe('trigger endpoints with signed requests (undici)', () => {
 			`[e2e] redeliveries while n8n ran the enqueued delivery again: ${JSON.stringify(overlap)}`,
 		);
 		const answers = overlap.flat();
-		expect(answers.filter((a) => !['409 inProgress', '200 duplicate'].includes(a))).toEqual([]);
-		expect(overlap[0]).toEqual(['409 inProgress', '409 inProgress', '409 inProgress']);
+		expect(answers.filter((a) => !['409 running', '200 duplicate'].includes(a))).toEqual([]);
+		expect(overlap[0]).toEqual(['409 running', '409 running', '409 running']);
 		expect(overlap.at(-1)).toEqual(['200 duplicate', '200 duplicate', '200 duplicate']);
 
 		const runs = await waitFor(

@@ -374,7 +374,7 @@ describe('trigger endpoints with signed requests (undici)', () => {
 		for (const answer of answers.slice(1)) {
 			expect([
 				{ status: 200, type: json, body: writeBackAnswer('duplicate', key) },
-				{ status: 409, type: json, body: writeBackAnswer('inProgress', key) },
+				{ status: 409, type: json, body: writeBackAnswer('running', key) },
 			]).toContainEqual(answer);
 		}
 		await redeliverExpectingDuplicate(key);
@@ -462,7 +462,7 @@ describe('trigger endpoints with signed requests (undici)', () => {
 			expect([
 				{ status: 200, state: 'processed' },
 				{ status: 200, state: 'duplicate' },
-				{ status: 409, state: 'inProgress' },
+				{ status: 409, state: 'running' },
 			]).toContainEqual(answer);
 		}
 		const executions = await waitFor(

@@ -303,7 +303,7 @@ export async function redeliverExpectingDuplicate(
 			answers.push({ status: res.status, body: res.json });
 			const last = answers[answers.length - 1];
 			if (last.status === 409) {
-				expect(last.body).toEqual(writeBackAnswer('inProgress', key));
+				expect(last.body).toEqual(writeBackAnswer('running', key));
 				return false;
 			}
 			expect({ key, ...last }).toEqual({

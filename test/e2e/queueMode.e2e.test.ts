@@ -531,7 +531,7 @@ describe('queue mode: write backs', () => {
 				other: mine
 					.filter((a) => !(a.status === 200 && a.state === 'processed'))
 					.map((a) => `${a.status} ${a.state}`)
-					.filter((s) => s !== '409 inProgress' && s !== '200 duplicate'),
+					.filter((s) => s !== '409 running' && s !== '200 duplicate'),
 			};
 		});
 		const executions = await settledExecutions(EXAMPLE_WRITE_BACK, before + 10);
@@ -608,7 +608,7 @@ describe('queue mode: write backs', () => {
 		const failed = firstRound.filter((a) => a.status >= 500 || a.status === 0);
 		const seconds = (ms: number) => `${Math.round(ms / 1000)} s`;
 		figure('3. first deliveries (40 keys)', tally(firstRound));
-		// Each key is delivered once here: a 409 "inProgress" names no other delivery of it.
+		// Each key is delivered once here: a 409 "running" names no other delivery of it.
 		const busyAtFirst = firstRound.filter((a) => a.status === 409);
 		if (busyAtFirst.length > 0) {
 			figure(
@@ -616,7 +616,7 @@ describe('queue mode: write backs', () => {
 				busyAtFirst.map((a) => a.key),
 			);
 			notes.push(
-				`Worker crash batch: ${busyAtFirst.length} of 40 distinct keys were answered 409 "inProgress" at their first and only delivery (no other delivery of them was in flight); the service retries them, so nothing is lost, but the answer is not the one described (200 processed after the run).`,
+				`Worker crash batch: ${busyAtFirst.length} of 40 distinct keys were answered 409 "running" at their first and only delivery (no other delivery of them was in flight); the service retries them, so nothing is lost, but the answer is not the one described (200 processed after the run).`,
 			);
 		}
 		figure(

@@ -778,12 +778,12 @@ describe('the data table API stand-in, through n8n-core httpRequest', () => {
 				credentials: [{ name: 'contactCenterRecordApi', required: true }],
 			},
 			async execute(this: IExecuteFunctions) {
-				const claimed = await record.begin(this, 'conformance', 'event-1');
+				const claimed = await record.claim(this, 'conformance', 'event-1');
 				results.push(claimed);
 				if (claimed.state === 'claimed')
 					await record.finish(this, 'conformance', 'event-1', 'sent', claimed.claimId);
 				results.push(await record.check(this, 'conformance', 'event-1'));
-				results.push(await record.begin(this, 'conformance', 'event-1'));
+				results.push(await record.claim(this, 'conformance', 'event-1'));
 				return [[{ json: {} }]];
 			},
 		};

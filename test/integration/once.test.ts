@@ -11,7 +11,7 @@ import {
 	DEFAULT_RECORD_WINDOWS,
 	RECORD_COLUMNS,
 	once,
-	type Begun,
+	type Claim,
 	type Ticket,
 	type Work,
 } from '../../nodes/shared/once';
@@ -41,9 +41,9 @@ async function callsDuring(work: () => Promise<unknown>): Promise<string[]> {
 	return fixture.api.calls.slice(from).map((call) => call.operation);
 }
 
-const ticketOf = (begun: Begun): Ticket => {
-	if (begun.state !== 'claimed') throw new Error(`The work was not claimed: ${begun.state}`);
-	return begun.ticket;
+const ticketOf = (claimed: Claim): Ticket => {
+	if (claimed.state !== 'claimed') throw new Error(`The work was not claimed: ${claimed.state}`);
+	return claimed.ticket;
 };
 
 /** A production run's item as this process's webhook call hands it over. */
@@ -57,24 +57,24 @@ describe('once before this process knows where its runs stay', () => {
 	it('a write back claims a row, as a send does', async () => {
 		const work = newWork();
 		await withOnce(async (context) => {
-			const ticket = ticketOf(await once.begin(context, work, 'writeBack'));
+			const ticket = ticketOf(await once.claim(context, work, 'writeBack'));
 			expect(ticket).toMatchObject({ work, claimId: expect.any(Number) });
-			await once.abandon(context, ticket);
+			await once.release(context, ticket);
 		});
 	});
 
 	it('a run whose item is a copy of the handed one (what a queue-mode worker gets) works under the claim and does not teach it that runs stay here', async () => {
 		const work = newWork();
 		await withOnce(async (context) => {
-			const ticket = ticketOf(await once.begin(context, work, 'writeBack'));
+			const ticket = ticketOf(await once.claim(context, work, 'writeBack'));
 			const copy = JSON.parse(JSON.stringify(handedItem(work, ticket))) as INodeExecutionData;
-			expect(await once.takeInRun(context, work, copy)).toMatchObject({
+			expect(await once.claimInRun(context, work, copy)).toMatchObject({
 				ticket: { work, claimId: ticket.claimId },
 			});
 			await once.finish(context, ticket, '', 'throw');
-			const next = ticketOf(await once.begin(context, newWork(), 'writeBack'));
+			const next = ticketOf(await once.claim(context, newWork(), 'writeBack'));
 			expect(next.claimId).toEqual(expect.any(Number));
-			await once.abandon(context, next);
+			await once.release(context, next);
 		});
 	});
 });
@@ -91,39 +91,39 @@ describe.each([
 		const work = newWork();
 		const item = handedItem(work, undefined);
 		await runWithRecord(fixture.credentials, async (context) => {
-			expect(await once.takeInRun(context, work, item)).toMatchObject({ ticket: { work } });
-			const probe = ticketOf(await once.begin(context, newWork(), 'writeBack'));
+			expect(await once.claimInRun(context, work, item)).toMatchObject({ ticket: { work } });
+			const probe = ticketOf(await once.claim(context, newWork(), 'writeBack'));
 			expect(probe.claimId).toBeUndefined();
-			await once.abandon(context, probe);
+			await once.release(context, probe);
 		});
 	});
 
 	it('begin on a free key: claimed, with a claim row (shared table) or a hold and no row (one process)', async () => {
 		const work = newWork();
 		await withOnce(async (context) => {
-			const ticket = ticketOf(await once.begin(context, work, purpose));
+			const ticket = ticketOf(await once.claim(context, work, purpose));
 			expect(ticket).toMatchObject({ work });
 			expect(ticket.claimId).toEqual(sharedTable ? expect.any(Number) : undefined);
 			expect(statesOf(work)).toEqual(sharedTable ? ['running'] : []);
-			await once.abandon(context, ticket);
+			await once.release(context, ticket);
 		});
 	});
 
 	it('begin while another caller has the key: running, and nothing written for it', async () => {
 		const work = newWork();
 		await withOnce(async (context) => {
-			const ticket = ticketOf(await once.begin(context, work, purpose));
+			const ticket = ticketOf(await once.claim(context, work, purpose));
 			const rowsBefore = rowsOf(work);
-			expect(await once.begin(context, work, purpose)).toMatchObject({ state: 'running' });
+			expect(await once.claim(context, work, purpose)).toMatchObject({ state: 'running' });
 			expect(rowsOf(work)).toEqual(rowsBefore);
-			await once.abandon(context, ticket);
+			await once.release(context, ticket);
 		});
 	});
 
 	it("finish 'throw' writes the done row; begin on the done key answers done with its detail", async () => {
 		const work = newWork();
 		await withOnce(async (context) => {
-			const ticket = ticketOf(await once.begin(context, work, purpose));
+			const ticket = ticketOf(await once.claim(context, work, purpose));
 			await once.finish(context, ticket, 'message-7', 'throw');
 			const [row] = rowsOf(work);
 			expect(rowsOf(work)).toHaveLength(1);
@@ -131,7 +131,7 @@ describe.each([
 			// A done row with its own detail replaced the claim's row (shared table), or (one process)
 			// a done row inserted.
 			if (sharedTable) expect(row.id).toBeGreaterThan(ticket.claimId ?? Infinity);
-			expect(await once.begin(context, work, purpose)).toEqual({
+			expect(await once.claim(context, work, purpose)).toEqual({
 				state: 'done',
 				at: row.stateAt,
 				detail: 'message-7',
@@ -143,12 +143,12 @@ describe.each([
 		recordApiForTests.setTiming({ retryBudgetMs: 300, pendingRetryMs: 100 });
 		const work = newWork();
 		await withOnce(async (context) => {
-			const ticket = ticketOf(await once.begin(context, work, purpose));
+			const ticket = ticketOf(await once.claim(context, work, purpose));
 			fixture.api.setFaults(() => ({ status: 500 }));
 			await once.finish(context, ticket, 'sent', 'keepTrying');
 			const done = { state: 'done', at: expect.any(Number), detail: 'sent' };
 			const calls = await callsDuring(async () => {
-				expect(await once.begin(context, work, purpose)).toEqual(done);
+				expect(await once.claim(context, work, purpose)).toEqual(done);
 				expect(await once.check(context, work)).toEqual(done);
 			});
 			// Answered from this process's memory: no call to the API that is down.
@@ -159,30 +159,30 @@ describe.each([
 		await waitFor(() => statesOf(work).join() === 'done');
 	});
 
-	it("finish 'throw' while n8n's API answers 500 throws, and the key may be begun again", async () => {
+	it("finish 'throw' while n8n's API answers 500 throws, and the key may be claimed again", async () => {
 		recordApiForTests.setTiming({ retryBudgetMs: 300 });
 		const work = newWork();
 		await withOnce(async (context) => {
-			const ticket = ticketOf(await once.begin(context, work, purpose));
+			const ticket = ticketOf(await once.claim(context, work, purpose));
 			fixture.api.setFaults(({ isWrite }) => (isWrite ? { status: 500 } : undefined));
 			await expect(once.finish(context, ticket, '', 'throw')).rejects.toThrow(
 				"n8n's API did not answer",
 			);
 			fixture.api.setFaults(undefined);
 			// One process: the hold was released. Shared table: the claim's row is this process's own.
-			if (!sharedTable) ticketOf(await once.begin(context, work, purpose));
-			else await once.abandon(context, ticket);
+			if (!sharedTable) ticketOf(await once.claim(context, work, purpose));
+			else await once.release(context, ticket);
 		});
 	});
 
-	it('abandon gives the key up: the claim row deleted (shared table) or the hold released (one process); the next begin claims it', async () => {
+	it('release: the claim row deleted (shared table) or the hold released (one process); the next claim takes the key', async () => {
 		const work = newWork();
 		await withOnce(async (context) => {
-			const ticket = ticketOf(await once.begin(context, work, purpose));
-			await once.abandon(context, ticket);
+			const ticket = ticketOf(await once.claim(context, work, purpose));
+			await once.release(context, ticket);
 			expect(statesOf(work)).toEqual([]);
-			const again = ticketOf(await once.begin(context, work, purpose));
-			await once.abandon(context, again);
+			const again = ticketOf(await once.claim(context, work, purpose));
+			await once.release(context, again);
 		});
 	});
 
@@ -195,7 +195,7 @@ describe.each([
 			expect(
 				calls.every((operation) => operation === 'getRows' || operation === 'listTables'),
 			).toBe(true);
-			const ticket = ticketOf(await once.begin(context, work, purpose));
+			const ticket = ticketOf(await once.claim(context, work, purpose));
 			// A hold lives in this process's memory only: the record knows of claim rows.
 			expect(await once.check(context, work)).toEqual(
 				sharedTable ? { state: 'running', since: expect.any(Number) } : { state: 'free' },
@@ -205,26 +205,26 @@ describe.each([
 		});
 	});
 
-	it('handToRun and takeInRun: the run works under the ticket its webhook call took, which the workflow never sees', async () => {
+	it('handToRun and claimInRun: the run works under the ticket its webhook call took, which the workflow never sees', async () => {
 		const work = newWork();
 		await withOnce(async (context) => {
-			const ticket = ticketOf(await once.begin(context, work, purpose));
+			const ticket = ticketOf(await once.claim(context, work, purpose));
 			const item = handedItem(work, ticket);
 			expect(once.withoutTicket([item])).toEqual([{ json: { idempotencyKey: work.key } }]);
-			expect(await once.takeInRun(context, work, item)).toEqual({ ticket });
+			expect(await once.claimInRun(context, work, item)).toEqual({ ticket });
 			await once.finish(context, ticket, '', 'throw');
 			expect(statesOf(work)).toEqual(['done']);
 		});
 	});
 });
 
-describe('once.takeInRun for a run n8n started again after a restart (no ticket on its item)', () => {
+describe('once.claimInRun for a run n8n started again after a restart (no ticket on its item)', () => {
 	it('skips the run when a delivery finished the work meanwhile', async () => {
 		const work = newWork();
 		await withOnce(async (context) => {
-			await once.finish(context, ticketOf(await once.begin(context, work, 'send')), '', 'throw');
+			await once.finish(context, ticketOf(await once.claim(context, work, 'send')), '', 'throw');
 			const restarted = { json: { idempotencyKey: work.key } };
-			expect(await once.takeInRun(context, work, restarted)).toEqual({ skip: 'was processed' });
+			expect(await once.claimInRun(context, work, restarted)).toEqual({ skip: 'done' });
 		});
 	});
 
@@ -232,31 +232,31 @@ describe('once.takeInRun for a run n8n started again after a restart (no ticket 
 		const work = newWork();
 		await withOnce(async (context) => {
 			const restarted = { json: { idempotencyKey: work.key } };
-			const taken = await once.takeInRun(context, work, restarted);
+			const taken = await once.claimInRun(context, work, restarted);
 			expect(taken).toMatchObject({ ticket: { work } });
-			expect(await once.takeInRun(context, work, { json: { ...restarted.json } })).toEqual({
-				skip: 'is running',
+			expect(await once.claimInRun(context, work, { json: { ...restarted.json } })).toEqual({
+				skip: 'running',
 			});
 			if ('ticket' in taken) await once.finish(context, taken.ticket, '', 'throw');
 			expect(statesOf(work)).toEqual(['done']);
-			expect(await once.takeInRun(context, work, { json: { ...restarted.json } })).toEqual({
-				skip: 'was processed',
+			expect(await once.claimInRun(context, work, { json: { ...restarted.json } })).toEqual({
+				skip: 'done',
 			});
 		});
 	});
 });
 
 describe("the one-process strategy's index of a scope", () => {
-	/** Begins and abandons fresh keys until one is answered without a call (the index loaded). */
+	/** Claims and releases fresh keys until one is answered without a call (the index loaded). */
 	async function untilIndexLoaded(context: IExecuteFunctions, scope: string) {
 		const deadline = Date.now() + 5000;
 		for (let n = 0; Date.now() < deadline; n++) {
 			const work = { scope, key: `probe-${n}` };
 			let ticket: Ticket | undefined;
 			const calls = await callsDuring(async () => {
-				ticket = ticketOf(await once.begin(context, work, 'writeBack'));
+				ticket = ticketOf(await once.claim(context, work, 'writeBack'));
 			});
-			await once.abandon(context, ticket!);
+			await once.release(context, ticket!);
 			if (calls.length === 0) return;
 		}
 		throw new Error(`The index of ${scope} did not load`);
@@ -266,10 +266,10 @@ describe("the one-process strategy's index of a scope", () => {
 		const work = newWork();
 		await withOnce(async (context) => {
 			await untilIndexLoaded(context, work.scope);
-			const ticket = ticketOf(await once.begin(context, work, 'writeBack'));
+			const ticket = ticketOf(await once.claim(context, work, 'writeBack'));
 			await once.finish(context, ticket, 'from-index', 'throw');
 			// Had the index not heard of the insert, it would answer this key free without a call.
-			expect(await once.begin(context, work, 'writeBack')).toMatchObject({
+			expect(await once.claim(context, work, 'writeBack')).toMatchObject({
 				state: 'done',
 				detail: 'from-index',
 			});
@@ -295,11 +295,11 @@ describe("the one-process strategy's index of a scope", () => {
 			);
 			// The index was not told: it answers the key free, without reading the record.
 			const calls = await callsDuring(async () => {
-				await once.abandon(context, ticketOf(await once.begin(context, work, 'writeBack')));
+				await once.release(context, ticketOf(await once.claim(context, work, 'writeBack')));
 			});
 			expect(calls).toEqual([]);
 			once.forgetIndex(work.scope);
-			expect(await once.begin(context, work, 'writeBack')).toMatchObject({
+			expect(await once.claim(context, work, 'writeBack')).toMatchObject({
 				state: 'done',
 				detail: 'by hand',
 			});
@@ -326,9 +326,9 @@ describe('once in the shared table: a claim left by a process that stopped', () 
 				],
 				fixture.apiKey,
 			);
-			const begun = await once.begin(context, work, 'send');
-			expect(begun).toMatchObject({ state: 'claimed', abandonedAt: leftAt });
-			await once.abandon(context, ticketOf(begun));
+			const claimed = await once.claim(context, work, 'send');
+			expect(claimed).toMatchObject({ state: 'claimed', lapsedClaimAt: leftAt });
+			await once.release(context, ticketOf(claimed));
 		});
 	});
 });

@@ -13,28 +13,28 @@ const fixture = useRecordApi();
 const withRecord = async (verbs: (context: IExecuteFunctions) => Promise<void>) =>
 	await runWithRecord(fixture.credentials, verbs);
 
-/** The record's `running` rows of a row key. */
+/** The record's `running` rows of a record key. */
 const runningRowsOf = (recordKey: string) =>
 	recordRows(fixture.api, fixture.apiKey).filter(
 		(row) => row.recordKey === recordKey && row.state === 'running',
 	);
 
 describe('the record when n8n API writes do not go through', () => {
-	test('a claim given up while its delete is refused: this process may claim the key again at once, the row is deleted once the API takes it', async () => {
+	test('a claim released while its delete is refused: this process may claim the key again at once, the row is deleted once the API takes it', async () => {
 		recordApiForTests.setTiming({ retryBudgetMs: 500, pendingRetryMs: 100 });
 		const results: unknown[] = [];
 		await withRecord(async (context) => {
-			const first = await record.begin(context, 'release', 'message-1');
+			const first = await record.claim(context, 'release', 'message-1');
 			results.push(first.state);
 			fixture.api.setFaults(({ operation }) =>
 				operation === 'deleteRows' ? { status: 503 } : undefined,
 			);
 			if (first.state === 'claimed')
-				await record.abandon(context, 'release', 'message-1', first.claimId);
+				await record.release(context, 'release', 'message-1', first.claimId);
 			fixture.api.setFaults(({ operation }) =>
 				operation === 'deleteRows' ? { status: 503 } : undefined,
 			);
-			results.push((await record.begin(context, 'release', 'message-1')).state);
+			results.push((await record.claim(context, 'release', 'message-1')).state);
 		});
 		expect(results).toEqual(['claimed', 'claimed']);
 		const running = () => runningRowsOf('release|message-1');
@@ -51,7 +51,7 @@ describe('the record when n8n API writes do not go through', () => {
 				operation === 'getRows' || operation === 'deleteRows' ? { status: 500 } : undefined,
 			);
 			results.push(
-				await record.begin(context, 'stuck', 'message-1').then(
+				await record.claim(context, 'stuck', 'message-1').then(
 					(claim) => claim.state,
 					(error: Error) => error.message,
 				),
@@ -59,7 +59,7 @@ describe('the record when n8n API writes do not go through', () => {
 			fixture.api.setFaults(({ operation }) =>
 				operation === 'deleteRows' ? { status: 500 } : undefined,
 			);
-			results.push((await record.begin(context, 'stuck', 'message-1')).state);
+			results.push((await record.claim(context, 'stuck', 'message-1')).state);
 		});
 		expect(results).toEqual([expect.stringContaining("n8n's API did not answer"), 'claimed']);
 		const running = () => runningRowsOf('stuck|message-1');
@@ -72,11 +72,11 @@ describe('the record when n8n API writes do not go through', () => {
 		recordApiForTests.setTiming({ retryBudgetMs: 400, pendingRetryMs: 100 });
 		const results: unknown[] = [];
 		await withRecord(async (context) => {
-			results.push((await record.begin(context, 'held', 'message-1')).state);
+			results.push((await record.claim(context, 'held', 'message-1')).state);
 			fixture.api.setFaults(({ operation }) =>
 				operation === 'deleteRows' ? { status: 503 } : undefined,
 			);
-			results.push((await record.begin(context, 'held', 'message-1')).state);
+			results.push((await record.claim(context, 'held', 'message-1')).state);
 			results.push((await record.check(context, 'held', 'message-1')).state);
 		});
 		expect(results).toEqual(['claimed', 'running', 'running']);
@@ -90,7 +90,7 @@ describe('the record when n8n API writes do not go through', () => {
 		recordApiForTests.setTiming({ retryBudgetMs: 500, pendingRetryMs: 100 });
 		const results: unknown[] = [];
 		await withRecord(async (context) => {
-			const claim = await record.begin(context, 'late', 'event-1');
+			const claim = await record.claim(context, 'late', 'event-1');
 			fixture.api.setFaults(() => ({ status: 429, retryAfterSeconds: 1 }));
 			results.push(
 				await record.finishAndKeepTrying(
@@ -102,7 +102,7 @@ describe('the record when n8n API writes do not go through', () => {
 				),
 			);
 			results.push(await record.check(context, 'late', 'event-1'));
-			results.push(await record.begin(context, 'late', 'event-1'));
+			results.push(await record.claim(context, 'late', 'event-1'));
 		});
 		expect(results).toEqual([
 			'pending',

@@ -74,10 +74,10 @@ describe('write back in queue mode (claims as rows, runs on a worker)', () => {
 		const statuses = results.map((result) => parseAnswer(result)?.status);
 		expect(statuses.filter((status) => status === 'processed')).toHaveLength(1);
 		expect(
-			statuses.every((status) => ['processed', 'inProgress', 'duplicate'].includes(String(status))),
+			statuses.every((status) => ['processed', 'running', 'duplicate'].includes(String(status))),
 		).toBe(true);
 		for (const result of results) {
-			expect(result.status).toBe(parseAnswer(result)?.status === 'inProgress' ? 409 : 200);
+			expect(result.status).toBe(parseAnswer(result)?.status === 'running' ? 409 : 200);
 		}
 		expect(processedKeys()).toEqual([key]);
 		expect(statesOf(key)).toEqual(['done']);

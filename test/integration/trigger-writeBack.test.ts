@@ -39,8 +39,8 @@ const statesOf = (key: string) =>
 		.map((row) => row.state);
 
 const answerOf = (status: string, key: string | null) => ({
-	received: status !== 'inProgress',
-	duplicate: status === 'duplicate' || status === 'inProgress',
+	received: status !== 'running',
+	duplicate: status === 'duplicate' || status === 'running',
 	idempotencyKey: key,
 	status,
 });
@@ -243,10 +243,10 @@ describe('write back in one n8n process: concurrent and interrupted deliveries',
 		const statuses = results.map((result) => parseAnswer(result)?.status);
 		expect(statuses.filter((status) => status === 'processed')).toHaveLength(1);
 		expect(
-			statuses.every((status) => ['processed', 'inProgress', 'duplicate'].includes(String(status))),
+			statuses.every((status) => ['processed', 'running', 'duplicate'].includes(String(status))),
 		).toBe(true);
 		for (const result of results) {
-			expect(result.status).toBe(parseAnswer(result)?.status === 'inProgress' ? 409 : 200);
+			expect(result.status).toBe(parseAnswer(result)?.status === 'running' ? 409 : 200);
 		}
 		expect(processedKeys()).toEqual([key]);
 		expect(await statusOf(signed(writeBack(key)))).toBe('duplicate');

@@ -473,7 +473,7 @@ describe('Contact Center Trigger: the record of write backs on the production UR
 			received: false,
 			duplicate: true,
 			idempotencyKey: key,
-			status: 'inProgress',
+			status: 'running',
 		});
 	});
 

@@ -3,7 +3,7 @@ import {
 	anyIdFilter,
 	anyKeyFilter,
 	filterOf,
-	rowKeyOf,
+	recordKeyOf,
 	decideClaim,
 	decideRead,
 	latestDone,
@@ -62,7 +62,7 @@ describe('decideClaim', () => {
 		const stale = row(3, 'running', DEFAULT_RECORD_WINDOWS.claimMs + 1);
 		expect(decideClaim([stale, row(8, 'running')], 8, NOW)).toEqual({
 			state: 'claimed',
-			abandonedAt: stale.stateAt,
+			lapsedClaimAt: stale.stateAt,
 		});
 		const live = row(3, 'running', DEFAULT_RECORD_WINDOWS.claimMs - 1000);
 		expect(decideClaim([live, row(8, 'running')], 8, NOW).state).toBe('running');
@@ -105,8 +105,8 @@ describe('rowsOf', () => {
 });
 
 describe('filters', () => {
-	test('one piece of work is one row key: scope and key together', () => {
-		expect(rowKeyOf('writeBack:hook', 'key-1')).toBe('writeBack:hook|key-1');
+	test('one piece of work is one record key: scope and key together', () => {
+		expect(recordKeyOf('writeBack:hook', 'key-1')).toBe('writeBack:hook|key-1');
 		expect(
 			filterOf([
 				['recordKey', 'eq', 's|k'],

@@ -183,7 +183,7 @@ describe('the rows of a send', () => {
 
 	it('a message another run holds: not sent here, may have been sent, and a note that says why', () => {
 		const since = Date.parse('2026-11-22T11:59:00Z');
-		const held = skippedRow(message, { kind: 'heldElsewhere', since }, false);
+		const held = skippedRow(message, { kind: 'running', since }, false);
 		expect(held).toMatchObject({
 			outcome: 'may have been sent',
 			sentAt: '',
@@ -191,7 +191,7 @@ describe('the rows of a send', () => {
 		});
 		expect(Object.keys(held)).toEqual(COLUMNS);
 		expect(held.note).toContain('another run claimed this message at 2026-11-22T11:59:00.000Z');
-		const stopped = skippedRow(message, { kind: 'heldElsewhere', since, stopped: true }, false);
+		const stopped = skippedRow(message, { kind: 'running', since, stopped: true }, false);
 		expect(stopped.note).toContain(
 			'a run that stopped (a crash or restart) was sending this message',
 		);

@@ -58,9 +58,9 @@ describe('write back answers', () => {
 			statusCode: 200,
 			body: { received: true, duplicate: false, idempotencyKey: null, status: 'ignored' },
 		});
-		expect(writeBackAnswer('inProgress', 'k')).toEqual({
+		expect(writeBackAnswer('running', 'k')).toEqual({
 			statusCode: 409,
-			body: { received: false, duplicate: true, idempotencyKey: 'k', status: 'inProgress' },
+			body: { received: false, duplicate: true, idempotencyKey: 'k', status: 'running' },
 		});
 	});
 

@@ -8,7 +8,7 @@ import { readTableAfresh } from './table';
 import type { CheckResult } from './rows';
 import {
 	CLAIM_ID_FIELD,
-	holdHere,
+	claimHold,
 	learnWhereRunsStay,
 	markReceivedHere,
 	oneProcess,
@@ -16,7 +16,7 @@ import {
 	runsStayHere,
 	sharedTable,
 	windowsOf,
-	type Begun,
+	type Claim,
 	type Strategy,
 	type Ticket,
 	type WhenRecordFails,
@@ -25,15 +25,15 @@ import {
 
 export { DEFAULT_RECORD_WINDOWS, RECORD_COLUMNS } from './rows';
 export type { CheckResult } from './rows';
-export type { Begun, Ticket, Work } from './strategies';
+export type { Claim, Ticket, Work } from './strategies';
 
 /**
  * "Was this already done?": the one module that decides it, for write backs and Send Once alike.
- * Four verbs (begin, finish, abandon, and for a write back the hand-over from its webhook call to
+ * Four verbs (claim, finish, release, and for a write back the hand-over from its webhook call to
  * its run) over one store, the record: an n8n data table reached through n8n's public API (see
  * ../recordApi). Two strategies (strategies.ts) answer the same verbs; strategyFor picks one at
- * begin and the ticket keeps it (a write back's run started again after a crash, without a
- * ticket, takes a one-process one: see takeInRun).
+ * claim and the ticket keeps it (a write back's run started again after a crash, without a
+ * ticket, takes a one-process one: see claimInRun).
  */
 
 /**
@@ -45,29 +45,29 @@ const strategyFor = (purpose: 'writeBack' | 'send'): Strategy =>
 	purpose === 'writeBack' && runsStayHere() ? oneProcess : sharedTable;
 
 /**
- * Calls a caller begins `together` (in the same moment) wait for each other, for a few
+ * Claims and checks a caller makes `together` (in the same moment) wait for each other, for a few
  * milliseconds at most, so that they go out in one call to n8n's API.
  */
 const gatherTogether = (together = 1): Gather | undefined =>
 	together > 1 ? { ms: 5, upToMs: 20, until: together } : undefined;
 
-export type RunTicket = { ticket: Ticket } | { skip: 'is running' | 'was processed' };
+export type RunTicket = { ticket: Ticket } | { skip: 'running' | 'done' };
 
 export const once = {
 	/**
 	 * Takes the work for this caller, unless it was done or another caller is doing it.
-	 * `together`: how many begins the caller starts at this moment (see gatherTogether).
+	 * `together`: how many claims the caller makes at this moment (see gatherTogether).
 	 */
-	async begin(
+	async claim(
 		context: RecordContext,
 		work: Work,
 		purpose: 'writeBack' | 'send',
 		{ together }: { together?: number } = {},
-	): Promise<Begun> {
-		return await strategyFor(purpose).begin(context, work, gatherTogether(together));
+	): Promise<Claim> {
+		return await strategyFor(purpose).claim(context, work, gatherTogether(together));
 	},
 
-	/** What the record says of the work, a read only. `together`: as for begin. */
+	/** What the record says of the work, a read only. `together`: as for claim. */
 	async check(
 		context: RecordContext,
 		work: Work,
@@ -97,8 +97,8 @@ export const once = {
 	},
 
 	/** The work failed: the next attempt may do it at once. */
-	async abandon(context: RecordContext, ticket: Ticket): Promise<void> {
-		await ticket.strategy.abandon(context, ticket);
+	async release(context: RecordContext, ticket: Ticket): Promise<void> {
+		await ticket.strategy.release(context, ticket);
 	},
 
 	/** Hands a write back's ticket from its webhook call to its run, on the run's first item. */
@@ -112,7 +112,7 @@ export const once = {
 	 * none came with the item (n8n started the run again at its restart after the process that
 	 * took it died), a hold taken now, unless a delivery finished the work meanwhile.
 	 */
-	async takeInRun(
+	async claimInRun(
 		context: IExecuteFunctions,
 		work: Work,
 		item: INodeExecutionData,
@@ -121,12 +121,12 @@ export const once = {
 		const handed =
 			sharedTable.ticketHandedWith(item, work) ?? oneProcess.ticketHandedWith(item, work);
 		if (handed !== undefined) return { ticket: handed };
-		const hold = holdHere(work);
-		if (hold === undefined) return { skip: 'is running' };
+		const hold = claimHold(work);
+		if (hold === undefined) return { skip: 'running' };
 		let keepHold = false;
 		try {
 			const found = await record.check(context, work.scope, work.key, windowsOf(work));
-			if (found.state === 'done') return { skip: 'was processed' };
+			if (found.state === 'done') return { skip: 'done' };
 			keepHold = true;
 			return { ticket: { work, hold, strategy: oneProcess } };
 		} finally {

@@ -19,7 +19,7 @@ import {
 	decideRead,
 	filterOf,
 	ownClaimRows,
-	rowKeyOf,
+	recordKeyOf,
 	type CheckResult,
 	type RecordWindows,
 } from './rows';
@@ -42,12 +42,12 @@ import {
  * the piece of work (an idempotency key, a message's send once key).
  */
 
-type ClaimResult =
+type RowClaim =
 	/**
-	 * `claimId`: the claim's row, to pass to finish. `abandonedAt`: an earlier claim of the key
+	 * `claimId`: the claim's row, to pass to finish. `lapsedClaimAt`: an earlier claim of the key
 	 * was left by a process that stopped (see decideClaim).
 	 */
-	| { state: 'claimed'; claimId: number; abandonedAt?: number }
+	| { state: 'claimed'; claimId: number; lapsedClaimAt?: number }
 	| { state: 'done'; at: number; detail: string }
 	| { state: 'running'; since?: number };
 
@@ -65,12 +65,12 @@ const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
 /*
  * Work done in this process whose `done` row n8n's API has not taken yet (state.pendingDone) is
- * counted as done by check and begin until its row is written (see finishAndKeepTrying). Lost
+ * counted as done by check and claim until its row is written (see finishAndKeepTrying). Lost
  * with the process: in queue mode the claim's `running` row keeps holding the key meanwhile.
  */
 
-const pendingDoneOf = (rowKey: string): CheckResult | undefined => {
-	const pending = state.pendingDone.get(rowKey);
+const pendingDoneOf = (recordKey: string): CheckResult | undefined => {
+	const pending = state.pendingDone.get(recordKey);
 	return pending === undefined ? undefined : { state: 'done', ...pending };
 };
 
@@ -79,14 +79,14 @@ async function checkKey(
 	context: RecordContext,
 	scope: string,
 	key: string,
-	decide: (table: Table, rowKey: string, now: number) => Promise<CheckResult>,
+	decide: (table: Table, recordKey: string, now: number) => Promise<CheckResult>,
 ): Promise<CheckResult> {
-	const rowKey = rowKeyOf(scope, key);
-	const pending = pendingDoneOf(rowKey);
+	const recordKey = recordKeyOf(scope, key);
+	const pending = pendingDoneOf(recordKey);
 	if (pending !== undefined) return pending;
 	const now = Date.now();
 	return await onTable(context, async (table) => {
-		const found = await decide(table, rowKey, now);
+		const found = await decide(table, recordKey, now);
 		pruneNowAndThen(context, table, now);
 		return found;
 	});
@@ -109,10 +109,10 @@ function pruneNowAndThen(context: RecordContext, table: Table, now: number) {
  * either, this process leaves the claim's row out of its decisions and keeps deleting the rows in
  * the background; the claim's own failure is what its caller reports.
  */
-async function dropClaimRows(
+async function deleteFailedClaimRows(
 	context: RecordContext,
 	table: Table,
-	rowKey: string,
+	recordKey: string,
 	token: string,
 	insertedId?: number,
 ) {
@@ -121,12 +121,12 @@ async function dropClaimRows(
 			caller,
 			table,
 			filterOf([
-				['recordKey', 'eq', rowKey],
+				['recordKey', 'eq', recordKey],
 				['detail', 'eq', token],
 			]),
 		);
 	await drop(context).catch((error: unknown) =>
-		deleteLater(context, table, `the row of a failed claim of ${rowKey}`, drop, error, insertedId),
+		deleteLater(context, table, `the row of a failed claim of ${recordKey}`, drop, error, insertedId),
 	);
 }
 
@@ -135,10 +135,10 @@ async function claimOnce(
 	context: RecordContext,
 	table: Table,
 	scope: string,
-	rowKey: string,
+	recordKey: string,
 	windows: RecordWindows,
 	gather?: Gather,
-): Promise<ClaimResult | 'lost'> {
+): Promise<RowClaim | 'lost'> {
 	// Names this claim's rows: an insert whose answer was lost and was sent again adds a second
 	// row that is ours as well.
 	const token = `claim:${randomBytes(12).toString('hex')}`;
@@ -148,13 +148,13 @@ async function claimOnce(
 		insertedId = await insertRow(
 			context,
 			table,
-			{ scope, recordKey: rowKey, state: 'running', stateAt: Date.now(), detail: token },
+			{ scope, recordKey, state: 'running', stateAt: Date.now(), detail: token },
 			gather,
 		);
 		await sleep(CLAIM_SETTLE_MS);
 		const now = Date.now();
 		const { ownId, otherOwnIds, rows } = ownClaimRows(
-			await rowsOfKey(context, table, rowKey, gather),
+			await rowsOfKey(context, table, recordKey, gather),
 			insertedId,
 			token,
 		);
@@ -164,13 +164,13 @@ async function claimOnce(
 		if (decision.state === 'lost') return 'lost';
 		if (decision.state !== 'claimed') {
 			// The decision stands: a row whose delete fails is left out and deleted in the background.
-			const dropOwn = async (caller: RecordContext) => await deleteRow(caller, table, ownId);
-			await dropOwn(context).catch((error: unknown) =>
+			const deleteOwn = async (caller: RecordContext) => await deleteRow(caller, table, ownId);
+			await deleteOwn(context).catch((error: unknown) =>
 				deleteLater(
 					context,
 					table,
-					`the row of a claim of ${rowKey} not taken`,
-					dropOwn,
+					`the row of a claim of ${recordKey} not taken`,
+					deleteOwn,
 					error,
 					ownId,
 				),
@@ -181,34 +181,34 @@ async function claimOnce(
 		return decision;
 	} finally {
 		// A claim that failed before it was decided leaves no row behind.
-		if (!decided) await dropClaimRows(context, table, rowKey, token, insertedId);
+		if (!decided) await deleteFailedClaimRows(context, table, recordKey, token, insertedId);
 	}
 }
 
 export const record = {
 	/** How many keys of the scope this process counts as done whose row n8n has not taken yet. */
 	keptOnlyInMemory: (scope: string): number =>
-		[...state.pendingDone.keys()].filter((rowKey) => rowKey.startsWith(`${scope}|`)).length,
+		[...state.pendingDone.keys()].filter((recordKey) => recordKey.startsWith(`${scope}|`)).length,
 
 	/**
 	 * Takes the key for this process with a claim row, unless it was done within the retention or
 	 * another live claim holds it. Each claim is one inserted row; the oldest live one wins. A claim
 	 * that fails on its way deletes the rows it inserted, so that no claim stays behind without a run.
-	 * `gather`: claims begun together go out in one insert and one read.
+	 * `gather`: claims claimed together go out in one insert and one read.
 	 */
-	async begin(
+	async claim(
 		context: RecordContext,
 		scope: string,
 		key: string,
 		windows: RecordWindows = DEFAULT_RECORD_WINDOWS,
 		gather?: Gather,
-	): Promise<ClaimResult> {
-		const rowKey = rowKeyOf(scope, key);
-		const pending = pendingDoneOf(rowKey);
+	): Promise<RowClaim> {
+		const recordKey = recordKeyOf(scope, key);
+		const pending = pendingDoneOf(recordKey);
 		if (pending?.state === 'done') return pending;
 		return await onTable(context, async (table) => {
 			for (let attempt = 0; attempt < 3; attempt++) {
-				const result = await claimOnce(context, table, scope, rowKey, windows, gather);
+				const result = await claimOnce(context, table, scope, recordKey, windows, gather);
 				if (result !== 'lost') return result;
 			}
 			return { state: 'running' };
@@ -217,7 +217,7 @@ export const record = {
 
 	/**
 	 * What the record says of the key, a read only: done within the retention, held by a live
-	 * claim, or free. `gather`: checks begun together go out in one read.
+	 * claim, or free. `gather`: checks claimed together go out in one read.
 	 */
 	async check(
 		context: RecordContext,
@@ -226,8 +226,8 @@ export const record = {
 		windows: RecordWindows = DEFAULT_RECORD_WINDOWS,
 		gather?: Gather,
 	): Promise<CheckResult> {
-		return await checkKey(context, scope, key, async (table, rowKey, now) =>
-			decideRead(await rowsOfKey(context, table, rowKey, gather), now, windows),
+		return await checkKey(context, scope, key, async (table, recordKey, now) =>
+			decideRead(await rowsOfKey(context, table, recordKey, gather), now, windows),
 		);
 	},
 
@@ -243,21 +243,21 @@ export const record = {
 		key: string,
 		windows: RecordWindows = DEFAULT_RECORD_WINDOWS,
 	): Promise<CheckResult> {
-		return await checkKey(context, scope, key, async (table, rowKey, now) => {
+		return await checkKey(context, scope, key, async (table, recordKey, now) => {
 			const index = await usableIndexOf(context, table, scope, now);
 			if (index === undefined)
-				return decideRead(await rowsOfKey(context, table, rowKey), now, windows);
-			const known = index.decide(rowKey, now, windows);
+				return decideRead(await rowsOfKey(context, table, recordKey), now, windows);
+			const known = index.decide(recordKey, now, windows);
 			if (known?.state === 'free') return known;
 			const readStart = index.readStarts();
-			const rows = await rowsOfKey(context, table, rowKey);
-			index.replaceKey(rowKey, rows, readStart);
+			const rows = await rowsOfKey(context, table, recordKey);
+			index.replaceKey(recordKey, rows, readStart);
 			return decideRead(rows, now, windows);
 		});
 	},
 
 	/**
-	 * Marks the key done. Without a detail, its claim's row (`claimId`, from begin) becomes `done`:
+	 * Marks the key done. Without a detail, its claim's row (`claimId`, from claim) becomes `done`:
 	 * one update turns the rows of every such call of the process done. With a detail of its own
 	 * (a send's message id), which an update of many rows cannot give, a `done` row goes out with
 	 * the process's other inserts and its claim's row with its other deletes. Without a claim row,
@@ -275,14 +275,14 @@ export const record = {
 		await onTable(context, async (table) => {
 			const updatesClaim = claimId !== undefined && detail === '';
 			if (updatesClaim && (await markRowDone(context, table, claimId))) return;
-			const rowKey = rowKeyOf(scope, key);
-			const row = { scope, recordKey: rowKey, state: 'done' as const, stateAt: Date.now(), detail };
+			const recordKey = recordKeyOf(scope, key);
+			const row = { scope, recordKey, state: 'done' as const, stateAt: Date.now(), detail };
 			await insertRow(context, table, row, gather);
 			if (claimId === undefined || updatesClaim) return;
-			const dropClaim = async (caller: RecordContext) =>
+			const deleteDoneClaim = async (caller: RecordContext) =>
 				await deleteRow(caller, table, claimId, CLAIMS_DONE_TOGETHER);
-			await dropClaim(context).catch((error: unknown) =>
-				deleteLater(context, table, `the claim row of ${rowKey}, done`, dropClaim, error, claimId),
+			await deleteDoneClaim(context).catch((error: unknown) =>
+				deleteLater(context, table, `the claim row of ${recordKey}, done`, deleteDoneClaim, error, claimId),
 			);
 		});
 	},
@@ -290,7 +290,7 @@ export const record = {
 	/**
 	 * Marks the key done as finish does; when n8n's API does not take the write now (after the
 	 * retries of every record call), the key counts as done in this process at once (check and
-	 * begin answer `done`) and its row is written in the background as soon as the API takes it.
+	 * claim answer `done`) and its row is written in the background as soon as the API takes it.
 	 * For work that has happened: it must never be done again because its row came late. Never
 	 * throws; says whether the row is in the record or still to be written.
 	 */
@@ -306,14 +306,14 @@ export const record = {
 			await record.finish(context, scope, key, detail, claimId, gather);
 			return 'recorded';
 		} catch (error) {
-			const rowKey = rowKeyOf(scope, key);
-			state.pendingDone.set(rowKey, { at: Date.now(), detail });
+			const recordKey = recordKeyOf(scope, key);
+			state.pendingDone.set(recordKey, { at: Date.now(), detail });
 			context.logger.warn(
-				`Contact Center record: ${rowKey} is done but could not be recorded yet (${(error as Error).message}); this process counts it as done and keeps writing its row`,
+				`Contact Center record: ${recordKey} is done but could not be recorded yet (${(error as Error).message}); this process counts it as done and keeps writing its row`,
 			);
 			const table = await knownTable(context).catch((reason: Error) => {
 				context.logger.error(
-					`Contact Center record: the done row of ${rowKey} cannot even wait for n8n's API (${reason.message}); only this process's memory holds it as done`,
+					`Contact Center record: the done row of ${recordKey} cannot even wait for n8n's API (${reason.message}); only this process's memory holds it as done`,
 				);
 				return undefined;
 			});
@@ -321,9 +321,9 @@ export const record = {
 			writeLater(
 				context,
 				table,
-				`the done row of ${rowKey}`,
+				`the done row of ${recordKey}`,
 				async (caller) => await record.finish(caller, scope, key, detail, claimId),
-				() => state.pendingDone.delete(rowKey),
+				() => state.pendingDone.delete(recordKey),
 			);
 			return 'pending';
 		}
@@ -335,13 +335,13 @@ export const record = {
 	 * row out of its decisions at once and deletes it in the background (another process sees the
 	 * claim until then).
 	 */
-	async abandon(
+	async release(
 		context: RecordContext,
 		scope: string,
 		key: string,
 		claimId: number,
 	): Promise<void> {
-		const rowKey = rowKeyOf(scope, key);
+		const recordKey = recordKeyOf(scope, key);
 		await onTable(context, async (table) => {
 			const deleteClaim = async (caller: RecordContext) => await deleteRow(caller, table, claimId);
 			const failure = await deleteClaim(context).then(
@@ -360,7 +360,7 @@ export const record = {
 			deleteLater(
 				context,
 				table,
-				`the claim row of ${rowKey}, given up`,
+				`the claim row of ${recordKey}, released`,
 				deleteClaim,
 				failure,
 				claimId,

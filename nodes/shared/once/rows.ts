@@ -7,7 +7,7 @@
 
 export const RECORD_COLUMNS = [
 	{ name: 'scope', type: 'string' },
-	/** `<scope>|<key>`: see rowKeyOf. */
+	/** `<scope>|<key>`: see recordKeyOf. */
 	{ name: 'recordKey', type: 'string' },
 	{ name: 'state', type: 'string' },
 	{ name: 'stateAt', type: 'number' },
@@ -51,8 +51,8 @@ export type CheckResult =
 	| { state: 'free' };
 
 type ClaimDecision =
-	/** `abandonedAt`: when the latest claim older than the claim window was taken (its process died). */
-	| { state: 'claimed'; abandonedAt?: number }
+	/** `lapsedClaimAt`: when the latest claim older than the claim window was taken (its process died). */
+	| { state: 'claimed'; lapsedClaimAt?: number }
 	| Exclude<CheckResult, { state: 'free' }>
 	/** Our own row is gone (deleted meanwhile, e.g. by hand): claim again. */
 	| { state: 'lost' };
@@ -102,11 +102,11 @@ export function decideClaim(
 	const live = running.filter(isLive).sort((a, b) => a.id - b.id);
 	if (!live.some((row) => row.id === ownId)) return { state: 'lost' };
 	if (live[0].id !== ownId) return { state: 'running', since: live[0].stateAt };
-	const abandoned = running
+	const lapsed = running
 		.filter((row) => !isLive(row) && row.stateAt >= now - windows.retentionMs)
 		.map((row) => row.stateAt);
-	return abandoned.length > 0
-		? { state: 'claimed', abandonedAt: Math.max(...abandoned) }
+	return lapsed.length > 0
+		? { state: 'claimed', lapsedClaimAt: Math.max(...lapsed) }
 		: { state: 'claimed' };
 }
 
@@ -179,15 +179,15 @@ export function filterOf(
 }
 
 /**
- * The row key of a piece of work: its scope and its key together, so that one equality (or a list
+ * The record key of a piece of work (the `recordKey` column): its scope and its key together, so that one equality (or a list
  * of them) finds exactly one piece of work's rows.
  */
-export const rowKeyOf = (scope: string, key: string) => `${scope}|${key}`;
+export const recordKeyOf = (scope: string, key: string) => `${scope}|${key}`;
 
-/** Rows of any of these row keys (one request for a batch of deliveries). */
-export const anyKeyFilter = (rowKeys: string[]): RecordFilter => ({
+/** Rows of any of these record keys (one request for a batch of deliveries). */
+export const anyKeyFilter = (recordKeys: string[]): RecordFilter => ({
 	type: 'or' as const,
-	filters: rowKeys.map((value) => ({ columnName: 'recordKey', condition: 'eq' as const, value })),
+	filters: recordKeys.map((value) => ({ columnName: 'recordKey', condition: 'eq' as const, value })),
 });
 
 /** Rows with any of these ids. */

@@ -28,9 +28,9 @@ export interface Lane {
 	joined?: () => void;
 }
 
-/** Work this process is handling now, and since when (see strategies.ts holdHere). */
+/** Work this process is handling now, and since when (see strategies.ts claimHold). */
 export interface Hold {
-	rowKey: string;
+	recordKey: string;
 	since: number;
 }
 
@@ -53,7 +53,7 @@ export interface TableMemory {
 	retryingWrites: boolean;
 	/** When this process last removed rows past the retention. */
 	lastPrunedAt: number;
-	/** Rows given up whose delete n8n's API has not taken yet: left out of reads. */
+	/** Rows of released claims whose delete n8n's API has not taken yet: left out of reads. */
 	deletingInBackground: Set<number>;
 	/** Indexes of the one-process strategy's scopes, by scope. */
 	scopeIndexes: Map<string, ScopeIndex>;
@@ -71,10 +71,10 @@ export const state = {
 	tables: new Map<string, TableMemory>(),
 	/** Calls waiting to go out together, by lane (see inBatch). */
 	lanes: new Map<string, Lane>(),
-	/** Work done whose `done` row n8n's API has not taken yet, by row key: counts as done here. */
+	/** Work done whose `done` row n8n's API has not taken yet, by record key: counts as done here. */
 	pendingDone: new Map<string, { at: number; detail: string }>(),
-	/** Holds: the work this process is handling now, by row key, and since when (see strategies.ts). */
-	holds: new Map<string, number>(),
+	/** Holds: the work this process is handling now, by record key (see strategies.ts). */
+	holds: new Map<string, Hold>(),
 	/** Items this process's webhook calls handed to their runs, with the hold if any (see strategies.ts). */
 	receivedHere: new WeakMap<object, Hold | undefined>(),
 	/** Whether a production run of this process was found where its call was received. */

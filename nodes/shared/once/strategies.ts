@@ -3,13 +3,13 @@ import type { INodeExecutionData } from 'n8n-workflow';
 import { refuseWhileStorageFull, type RecordContext } from '../recordApi';
 import type { Gather } from './batches';
 import { record } from './record';
-import { DEFAULT_RECORD_WINDOWS, rowKeyOf, type CheckResult, type RecordWindows } from './rows';
+import { DEFAULT_RECORD_WINDOWS, recordKeyOf, type CheckResult, type RecordWindows } from './rows';
 import { state, type Hold } from './state';
 
 export type { Hold } from './state';
 
 /**
- * The two ways of doing work once, one object each with the same verbs: begin, finish, abandon,
+ * The two ways of doing work once, one object each with the same verbs: claim, finish, release,
  * and the hand-over of a write back's ticket from its webhook call to its run.
  */
 
@@ -24,7 +24,7 @@ export interface Work {
 }
 
 /**
- * Work this caller has begun, under the strategy that began it: `claimId`, its claim's row (the
+ * Work this caller has claimed, under the strategy that began it: `claimId`, its claim's row (the
  * shared table); `hold`, its hold in this process's memory (one process).
  */
 export interface Ticket {
@@ -34,23 +34,23 @@ export interface Ticket {
 	readonly strategy: Strategy;
 }
 
-export type Begun =
-	/** `abandonedAt`: an earlier claim of the key was left by a process that stopped. */
-	| { state: 'claimed'; ticket: Ticket; abandonedAt?: number }
+export type Claim =
+	/** `lapsedClaimAt`: an earlier claim of the key was left by a process that stopped. */
+	| { state: 'claimed'; ticket: Ticket; lapsedClaimAt?: number }
 	| { state: 'done'; at: number; detail: string }
 	| { state: 'running'; since?: number };
 
 export type WhenRecordFails = 'throw' | 'keepTrying';
 
 export interface Strategy {
-	begin(context: RecordContext, work: Work, gather?: Gather): Promise<Begun>;
+	claim(context: RecordContext, work: Work, gather?: Gather): Promise<Claim>;
 	finish(
 		context: RecordContext,
 		ticket: Ticket,
 		detail: string,
 		whenRecordFails: WhenRecordFails,
 	): Promise<void>;
-	abandon(context: RecordContext, ticket: Ticket): Promise<void>;
+	release(context: RecordContext, ticket: Ticket): Promise<void>;
 	/** Leaves what the run needs of the ticket on the run's first item. */
 	handToRun(item: INodeExecutionData, ticket: Ticket): void;
 	/** The ticket this strategy's webhook call handed to the run with the item, if any. */
@@ -63,8 +63,8 @@ export const windowsOf = (work: Work): RecordWindows =>
 		: { ...DEFAULT_RECORD_WINDOWS, retentionMs: work.retentionMs };
 
 /*
- * Holds: the work this n8n process is handling right now, by row key (state.holds). In the
- * one-process strategy a hold lasts from its begin until the work is finished or abandoned and
+ * Holds: the work this n8n process is handling right now, by record key (state.holds). In the
+ * one-process strategy a hold lasts from its claim until the work is finished or released and
  * replaces the claim row in the record, so a new delivery costs one insert there instead of an
  * insert, a read and an update; in the shared-table strategy it lasts while the claim is decided
  * and keeps a second call of this process from slipping past a claim before its row is written.
@@ -73,25 +73,26 @@ export const windowsOf = (work: Work): RecordWindows =>
 const HOLD_LAPSE_MS = DEFAULT_RECORD_WINDOWS.claimMs;
 
 /** Holds the work for the caller unless a live hold of this process has it: the hold, or undefined. */
-export function holdHere(work: Work, now = Date.now()): Hold | undefined {
-	for (const [key, since] of state.holds) {
-		if (since > now - HOLD_LAPSE_MS) break;
+export function claimHold(work: Work, now = Date.now()): Hold | undefined {
+	for (const [key, held] of state.holds) {
+		if (held.since > now - HOLD_LAPSE_MS) break;
 		state.holds.delete(key);
 	}
-	const rowKey = rowKeyOf(work.scope, work.key);
-	if (state.holds.has(rowKey)) return undefined;
-	state.holds.set(rowKey, now);
-	return { rowKey, since: now };
+	const recordKey = recordKeyOf(work.scope, work.key);
+	if (state.holds.has(recordKey)) return undefined;
+	const hold = { recordKey, since: now };
+	state.holds.set(recordKey, hold);
+	return hold;
 }
 
 /** Releases a hold, unless it lapsed and another call holds the work now. */
 export function releaseHold(hold: Hold | undefined): void {
-	if (hold !== undefined && state.holds.get(hold.rowKey) === hold.since)
-		state.holds.delete(hold.rowKey);
+	if (hold !== undefined && state.holds.get(hold.recordKey) === hold)
+		state.holds.delete(hold.recordKey);
 }
 
 /** Another call of this process holds the work: done long ago, or running now. */
-const heldByAnother = (found: CheckResult): Begun =>
+const heldByAnother = (found: CheckResult): Claim =>
 	found.state === 'done' ? found : { state: 'running' };
 
 /** Writes the work's `done` row: on its claim's row when it has one. */
@@ -109,30 +110,30 @@ async function writeDone(
 }
 
 /**
- * Where this n8n process receives and runs every delivery (see runsStayHere): a begin is a hold in
+ * Where this n8n process receives and runs every delivery (see runsStayHere): a claim is a hold in
  * its memory, checked against its index of the record; finishing inserts the `done` row, gathered
  * with those of the other deliveries it holds (while they keep coming, each within 15 ms of the
  * last, up to 60 ms in all: an insert costs n8n about as much for 8 rows as for 1).
  */
 export const oneProcess: Strategy = {
-	async begin(context, work) {
+	async claim(context, work) {
 		// Its first write comes after the run: while n8n refuses writes, refused before the run.
 		await refuseWhileStorageFull(context);
 		const check = async () =>
 			await record.checkKnownScope(context, work.scope, work.key, windowsOf(work));
-		const hold = holdHere(work);
+		const hold = claimHold(work);
 		if (hold === undefined) return heldByAnother(await check());
-		let begun: Begun = { state: 'running' };
+		let claimed: Claim = { state: 'running' };
 		try {
 			const found = await check();
-			begun =
+			claimed =
 				found.state === 'free'
 					? { state: 'claimed', ticket: { work, hold, strategy: oneProcess } }
 					: found;
-			return begun;
+			return claimed;
 		} finally {
-			// Kept until the work is finished or abandoned.
-			if (begun.state !== 'claimed') releaseHold(hold);
+			// Kept until the work is finished or released.
+			if (claimed.state !== 'claimed') releaseHold(hold);
 		}
 	},
 	async finish(context, ticket, detail, whenRecordFails) {
@@ -143,7 +144,7 @@ export const oneProcess: Strategy = {
 			releaseHold(ticket.hold);
 		}
 	},
-	async abandon(_context, ticket) {
+	async release(_context, ticket) {
 		releaseHold(ticket.hold);
 	},
 	handToRun(item, ticket) {
@@ -171,19 +172,19 @@ export const CLAIM_ID_FIELD = 'contactCenterClaimId';
 
 /**
  * Wherever several n8n processes may run the same work (queue mode), and wherever a crash must
- * leave a trace (a send whose claim stays says "may have been sent"): each begin inserts a claim
+ * leave a trace (a send whose claim stays says "may have been sent"): each claim inserts a claim
  * row; the oldest live claim of a key wins.
  */
 export const sharedTable: Strategy = {
-	async begin(context, work, gather) {
-		const hold = holdHere(work);
+	async claim(context, work, gather) {
+		const hold = claimHold(work);
 		if (hold === undefined)
 			return heldByAnother(await record.check(context, work.scope, work.key, windowsOf(work)));
 		try {
-			const claim = await record.begin(context, work.scope, work.key, windowsOf(work), gather);
+			const claim = await record.claim(context, work.scope, work.key, windowsOf(work), gather);
 			if (claim.state !== 'claimed') return claim;
 			const ticket = { work, claimId: claim.claimId, strategy: sharedTable };
-			return { state: 'claimed', ticket, abandonedAt: claim.abandonedAt };
+			return { state: 'claimed', ticket, lapsedClaimAt: claim.lapsedClaimAt };
 		} finally {
 			releaseHold(hold);
 		}
@@ -191,9 +192,9 @@ export const sharedTable: Strategy = {
 	async finish(context, ticket, detail, whenRecordFails) {
 		await writeDone(context, ticket, detail, whenRecordFails, FINISHES_WITH_DETAIL);
 	},
-	async abandon(context, ticket) {
+	async release(context, ticket) {
 		if (ticket.claimId !== undefined)
-			await record.abandon(context, ticket.work.scope, ticket.work.key, ticket.claimId);
+			await record.release(context, ticket.work.scope, ticket.work.key, ticket.claimId);
 	},
 	handToRun(item, ticket) {
 		if (ticket.claimId !== undefined) item[CLAIM_ID_FIELD] = ticket.claimId;

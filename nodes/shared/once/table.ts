@@ -172,14 +172,14 @@ export const laneOf = (kind: string, table: Table) =>
 /** n8n's public API returns at most this many rows per page (MAX_ITEMS_PER_PAGE, @n8n/api-types). */
 export const PAGE_ROWS = 250;
 
-/** Every row of these row keys, oldest first, following n8n's pages. */
+/** Every row of these record keys, oldest first, following n8n's pages. */
 async function readKeys(
 	context: RecordContext,
 	table: Table,
-	rowKeys: string[],
+	recordKeys: string[],
 ): Promise<RecordRow[]> {
 	const rows: RecordRow[] = [];
-	const filter = JSON.stringify(anyKeyFilter([...new Set(rowKeys)]));
+	const filter = JSON.stringify(anyKeyFilter([...new Set(recordKeys)]));
 	for (let cursor: string | undefined, page = 0; page < 100; page++) {
 		const answer = (await api(context, table.target, 'GET', rowsPath(table), {
 			qs: { filter, sortBy: 'id:asc', limit: PAGE_ROWS, ...(cursor ? { cursor } : {}) },
@@ -191,22 +191,22 @@ async function readKeys(
 	return rows;
 }
 
-/** The rows of one row key (read together with the process's concurrent reads). */
+/** The rows of one record key (read together with the process's concurrent reads). */
 export async function rowsOfKey(
 	context: RecordContext,
 	table: Table,
-	rowKey: string,
+	recordKey: string,
 	gather?: Gather,
 ): Promise<RecordRow[]> {
 	return await inBatch(
 		laneOf('read', table),
-		rowKey,
-		async (rowKeys) => {
+		recordKey,
+		async (recordKeys) => {
 			const { deletingInBackground } = memoryOfTable(table);
-			const rows = (await readKeys(context, table, rowKeys)).filter(
+			const rows = (await readKeys(context, table, recordKeys)).filter(
 				(row) => !deletingInBackground.has(row.id),
 			);
-			return rowKeys.map((key) => rows.filter((row) => row.recordKey === key));
+			return recordKeys.map((key) => rows.filter((row) => row.recordKey === key));
 		},
 		asCallersOf(context),
 		gather,

@@ -154,7 +154,7 @@ export function textAnswerFailure(answer: unknown): RecordFailure | undefined {
  * `attemptTimeoutMs`: how long one attempt may take.
  *
  * `pendingRetryMs`: the first wait before a write n8n's API did not take is tried again in the
- * background (a `done` row, see record.finishAndKeepTrying, or a delete of a row given up); each
+ * background (a `done` row, see record.finishAndKeepTrying, or the delete of a released claim's row); each
  * next wait doubles, up to a minute.
  */
 export const DEFAULT_RECORD_TIMING = {

@@ -86,12 +86,12 @@ export class SendOnceAhead {
 		if (this.intervalMs >= CLAIM_AT_SLOT_FROM_MS) await Promise.all([...this.finishesInFlight]);
 	}
 
-	/** At the end of the run: waits for the record calls in flight and gives up the claims no send used. */
+	/** At the end of the run: waits for the record calls in flight and releases the claims no send used. */
 	async close(): Promise<void> {
 		this.closed = true;
 		await this.loop;
 		await Promise.all(this.pending);
-		await Promise.all([...this.guards.values()].map(async (guard) => await guard.abandonUnused()));
+		await Promise.all([...this.guards.values()].map(async (guard) => await guard.releaseUnused()));
 	}
 
 	/** How long before a send's slot its claim starts: the slowest recent claim, and a margin. */

@@ -2,7 +2,7 @@ import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 
 import {
 	once,
-	type Begun,
+	type Claim,
 	type CheckResult,
 	type Ticket,
 	type Work,
@@ -32,7 +32,7 @@ export type SendOnceSkip =
 	/** `statusNotRead`: why Send Again To could not read the status of the earlier message. */
 	| { kind: 'alreadySent'; at: number; detail: string; statusNotRead?: string }
 	/** Another run holds the key, or one stopped while it held it: the message may be out. */
-	| { kind: 'heldElsewhere'; since?: number; stopped?: boolean };
+	| { kind: 'running'; since?: number; stopped?: boolean };
 
 export function sendOnceModeOf(context: IExecuteFunctions, i: number): SendOnceMode {
 	return String(context.getNodeParameter('sendOnce', i, DEFAULT_SEND_ONCE_MODE)) as SendOnceMode;
@@ -60,7 +60,7 @@ async function beforeSending<T>(recordCall: Promise<T>): Promise<T> {
  * Send Once for one item's message, and the one place the Send operation uses the record. The key
  * is checked before the send, claimed right before the request (after the pacing wait) and kept
  * until the answer is recorded, so a crash leaves a claim only on a message that may really be
- * out; a refusal that sent nothing gives it up.
+ * out; a refusal that sent nothing releases it.
  */
 export class SendOnceGuard {
 	/** The claim this run holds on the key, between the claim and the answer. */
@@ -68,7 +68,7 @@ export class SendOnceGuard {
 
 	/** The record read and the claim taken ahead of the item's turn (see SendOnceAhead), until used. */
 	private checkedAhead: Promise<CheckResult> | undefined;
-	private begunAhead: Promise<Begun> | undefined;
+	private claimedAhead: Promise<Claim> | undefined;
 	/** The item's turn to claim came: nothing is claimed ahead any more. */
 	private claiming = false;
 
@@ -131,17 +131,17 @@ export class SendOnceGuard {
 	/** Claims the key ahead of the message's turn, with `together` other guards at once. */
 	async claimAhead(together: number): Promise<void> {
 		if (this.claiming) return;
-		this.begunAhead = once.begin(this.context, this.work, 'send', { together });
-		// Its failure is the item's: the item awaits begunAhead again at its turn and reports it.
-		await this.begunAhead.catch(() => undefined);
+		this.claimedAhead = once.claim(this.context, this.work, 'send', { together });
+		// Its failure is the item's: the item awaits claimedAhead again at its turn and reports it.
+		await this.claimedAhead.catch(() => undefined);
 	}
 
 	/** Gives up a claim taken ahead that the item never used (the run stopped before its turn). */
-	async abandonUnused(): Promise<void> {
-		// A claim that failed took nothing to give up; its failure was the item's to report.
-		const begun = await this.begunAhead?.catch(() => undefined);
-		this.begunAhead = undefined;
-		if (begun?.state === 'claimed') await this.abandonQuietly(begun.ticket);
+	async releaseUnused(): Promise<void> {
+		// A claim that failed took nothing to release; its failure was the item's to report.
+		const claimed = await this.claimedAhead?.catch(() => undefined);
+		this.claimedAhead = undefined;
+		if (claimed?.state === 'claimed') await this.releaseQuietly(claimed.ticket);
 	}
 
 	/**
@@ -180,23 +180,23 @@ export class SendOnceGuard {
 	async claim(): Promise<SendOnceSkip | undefined> {
 		if (this.ticket !== undefined) return undefined;
 		this.claiming = true;
-		const ahead = this.begunAhead;
-		this.begunAhead = undefined;
-		const begun = await beforeSending(ahead ?? once.begin(this.context, this.work, 'send'));
-		if (begun.state === 'done') return { kind: 'alreadySent', at: begun.at, detail: begun.detail };
-		if (begun.state === 'running') return { kind: 'heldElsewhere', since: begun.since };
-		if (begun.abandonedAt !== undefined) {
-			await this.abandonQuietly(begun.ticket);
-			return { kind: 'heldElsewhere', since: begun.abandonedAt, stopped: true };
+		const ahead = this.claimedAhead;
+		this.claimedAhead = undefined;
+		const claimed = await beforeSending(ahead ?? once.claim(this.context, this.work, 'send'));
+		if (claimed.state === 'done') return { kind: 'alreadySent', at: claimed.at, detail: claimed.detail };
+		if (claimed.state === 'running') return { kind: 'running', since: claimed.since };
+		if (claimed.lapsedClaimAt !== undefined) {
+			await this.releaseQuietly(claimed.ticket);
+			return { kind: 'running', since: claimed.lapsedClaimAt, stopped: true };
 		}
-		this.ticket = begun.ticket;
+		this.ticket = claimed.ticket;
 		return undefined;
 	}
 
 	/** After a failed request: a claim stays on a message that may be out, so that no later run sends it again. */
 	async afterFailure(uncertainAttempts: number): Promise<void> {
 		if (this.ticket === undefined || uncertainAttempts > 0) return;
-		await this.abandonQuietly(this.ticket);
+		await this.releaseQuietly(this.ticket);
 		this.ticket = undefined;
 	}
 
@@ -210,10 +210,10 @@ export class SendOnceGuard {
 		await once.finish(this.context, this.ticket, sentDetailText(detail), 'keepTrying');
 	}
 
-	private async abandonQuietly(ticket: Ticket): Promise<void> {
-		await once.abandon(this.context, ticket).catch((error: Error) => {
+	private async releaseQuietly(ticket: Ticket): Promise<void> {
+		await once.release(this.context, ticket).catch((error: Error) => {
 			this.context.logger.warn(
-				`Contact Center: releasing send once key ${this.key} failed: ${error.message}`,
+				`Contact Center: send once key ${this.key} could not be released: ${error.message}`,
 			);
 		});
 	}

@@ -216,7 +216,7 @@ export function skippedRow(
 			outcome: 'may have been sent',
 			possibleDuplicate: false,
 			attempts: 0,
-			note: heldElsewhereNote(skip.since, skip.stopped === true),
+			note: runningNote(skip.since, skip.stopped === true),
 		},
 		includeDetails,
 	);
@@ -228,7 +228,7 @@ export const statusNotReadNote = (error: string) =>
 export const sentAgainNote = (earlierStatus: string) =>
 	`Sent again: the message an earlier run sent is ${earlierStatus} (Send Again To)`;
 
-export function heldElsewhereNote(since: number | undefined, stopped: boolean): string {
+export function runningNote(since: number | undefined, stopped: boolean): string {
 	const at = since === undefined ? '' : ` at ${new Date(since).toISOString()}`;
 	const who = stopped
 		? `a run that stopped (a crash or restart) was sending this message${at}`
