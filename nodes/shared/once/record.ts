@@ -126,7 +126,14 @@ async function deleteFailedClaimRows(
 			]),
 		);
 	await drop(context).catch((error: unknown) =>
-		deleteLater(context, table, `the row of a failed claim of ${recordKey}`, drop, error, insertedId),
+		deleteLater(
+			context,
+			table,
+			`the row of a failed claim of ${recordKey}`,
+			drop,
+			error,
+			insertedId,
+		),
 	);
 }
 
@@ -282,7 +289,14 @@ export const record = {
 			const deleteDoneClaim = async (caller: RecordContext) =>
 				await deleteRow(caller, table, claimId, CLAIMS_DONE_TOGETHER);
 			await deleteDoneClaim(context).catch((error: unknown) =>
-				deleteLater(context, table, `the claim row of ${recordKey}, done`, deleteDoneClaim, error, claimId),
+				deleteLater(
+					context,
+					table,
+					`the claim row of ${recordKey}, done`,
+					deleteDoneClaim,
+					error,
+					claimId,
+				),
 			);
 		});
 	},

@@ -187,7 +187,11 @@ export const recordKeyOf = (scope: string, key: string) => `${scope}|${key}`;
 /** Rows of any of these record keys (one request for a batch of deliveries). */
 export const anyKeyFilter = (recordKeys: string[]): RecordFilter => ({
 	type: 'or' as const,
-	filters: recordKeys.map((value) => ({ columnName: 'recordKey', condition: 'eq' as const, value })),
+	filters: recordKeys.map((value) => ({
+		columnName: 'recordKey',
+		condition: 'eq' as const,
+		value,
+	})),
 });
 
 /** Rows with any of these ids. */

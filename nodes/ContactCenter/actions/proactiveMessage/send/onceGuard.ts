@@ -183,7 +183,8 @@ export class SendOnceGuard {
 		const ahead = this.claimedAhead;
 		this.claimedAhead = undefined;
 		const claimed = await beforeSending(ahead ?? once.claim(this.context, this.work, 'send'));
-		if (claimed.state === 'done') return { kind: 'alreadySent', at: claimed.at, detail: claimed.detail };
+		if (claimed.state === 'done')
+			return { kind: 'alreadySent', at: claimed.at, detail: claimed.detail };
 		if (claimed.state === 'running') return { kind: 'running', since: claimed.since };
 		if (claimed.lapsedClaimAt !== undefined) {
 			await this.releaseQuietly(claimed.ticket);
