@@ -299,7 +299,7 @@ async function releaseQuietly(context: IExecuteFunctions, ticket: Ticket): Promi
  */
 export async function activateWriteBack(context: IHookFunctions): Promise<void> {
 	try {
-		await once.ensureReady(context);
+		await once.activate(context, writeBackScopeOf(context));
 	} catch (error) {
 		const cause = error as NodeOperationError;
 		throw operationError(
@@ -308,9 +308,8 @@ export async function activateWriteBack(context: IHookFunctions): Promise<void> 
 			{ description: cause.description ?? undefined },
 		);
 	}
-	once.forgetIndex(writeBackScopeOf(context));
 }
 
 export function deactivateWriteBack(context: IHookFunctions): void {
-	once.forgetIndex(writeBackScopeOf(context));
+	once.deactivate(writeBackScopeOf(context));
 }

@@ -72,7 +72,8 @@ describe('Contact Center: Send says whether each message was sent', () => {
 			}),
 		);
 		expect(describeError(error)).toEqual({
-			message: "'Body Variables: Variable {{1}}' contains '))&', which would break the template shorthand",
+			message:
+				"'Body Variables: Variable {{1}}' contains '))&', which would break the template shorthand",
 			description:
 				"Remove '))&' from 'Body Variables: Variable {{1}}': the service would read it as template syntax and send other values than the ones you entered. The message was not sent.",
 		});

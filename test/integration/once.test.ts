@@ -15,7 +15,7 @@ import {
 	type Ticket,
 	type Work,
 } from '../../nodes/shared/once';
-import { recordApiForTests } from '../../nodes/shared/recordApi';
+import { setRecordTiming } from '../harness/processState';
 import { createCredentialStore } from '../harness';
 import { RECORD_TABLE, recordRows, runWithRecord, useRecordApi, waitFor } from './recordFaults';
 
@@ -140,7 +140,7 @@ describe.each([
 	});
 
 	it("finish 'keepTrying' while n8n's API answers 500: done at once in this process, its row written once the API takes it", async () => {
-		recordApiForTests.setTiming({ retryBudgetMs: 300, pendingRetryMs: 100 });
+		setRecordTiming({ retryBudgetMs: 300, pendingRetryMs: 100 });
 		const work = newWork();
 		await withOnce(async (context) => {
 			const ticket = ticketOf(await once.claim(context, work, purpose));
@@ -160,7 +160,7 @@ describe.each([
 	});
 
 	it("finish 'throw' while n8n's API answers 500 throws, and the key may be claimed again", async () => {
-		recordApiForTests.setTiming({ retryBudgetMs: 300 });
+		setRecordTiming({ retryBudgetMs: 300 });
 		const work = newWork();
 		await withOnce(async (context) => {
 			const ticket = ticketOf(await once.claim(context, work, purpose));
@@ -276,7 +276,7 @@ describe("the one-process strategy's index of a scope", () => {
 		});
 	});
 
-	it('sees a row written by hand only at its catch-up a minute later, or at once after forgetIndex', async () => {
+	it('sees a row written by hand only at its catch-up a minute later, or at once after the trigger is deactivated', async () => {
 		const work = newWork();
 		await withOnce(async (context) => {
 			await untilIndexLoaded(context, work.scope);
@@ -298,7 +298,7 @@ describe("the one-process strategy's index of a scope", () => {
 				await once.release(context, ticketOf(await once.claim(context, work, 'writeBack')));
 			});
 			expect(calls).toEqual([]);
-			once.forgetIndex(work.scope);
+			once.deactivate(work.scope);
 			expect(await once.claim(context, work, 'writeBack')).toMatchObject({
 				state: 'done',
 				detail: 'by hand',
@@ -333,7 +333,7 @@ describe('once in the shared table: a claim left by a process that stopped', () 
 	});
 });
 
-describe('once.ensureReady', () => {
+describe('once.activate', () => {
 	const credentialsOf = (apiKey: string) =>
 		createCredentialStore(
 			{
@@ -350,7 +350,7 @@ describe('once.ensureReady', () => {
 		const { apiKey } = fixture.api.addUser('new-user');
 		expect(fixture.api.tables(apiKey)).toEqual([]);
 		await runWithRecord(credentialsOf(apiKey), async (context) => {
-			await once.ensureReady(context as unknown as IHookFunctions);
+			await once.activate(context as unknown as IHookFunctions, 'writeBack:new-trigger');
 		});
 		const [table] = fixture.api.tables(apiKey);
 		expect(table.name).toBe(RECORD_TABLE);
@@ -361,10 +361,12 @@ describe('once.ensureReady', () => {
 		const { apiKey } = fixture.api.addUser('revoked-user');
 		fixture.api.revokeKey(apiKey);
 		await runWithRecord(credentialsOf(apiKey), async (context) => {
-			const error = await once.ensureReady(context as unknown as IHookFunctions).then(
-				() => undefined,
-				(thrown: Error & { description?: string }) => thrown,
-			);
+			const error = await once
+				.activate(context as unknown as IHookFunctions, 'writeBack:revoked')
+				.then(
+					() => undefined,
+					(thrown: Error & { description?: string }) => thrown,
+				);
 			expect(error?.message).toContain('401');
 			expect(error?.description).toContain('Contact Center Record API');
 		});

@@ -5,7 +5,7 @@
 import { sleep, type IExecuteFunctions } from 'n8n-workflow';
 
 import { record } from '../../nodes/shared/once/record';
-import { recordApiForTests } from '../../nodes/shared/recordApi';
+import { setRecordTiming } from '../harness/processState';
 import { RECORD_TABLE, recordRows, runWithRecord, useRecordApi, waitFor } from './recordFaults';
 
 const fixture = useRecordApi();
@@ -21,7 +21,7 @@ const runningRowsOf = (recordKey: string) =>
 
 describe('the record when n8n API writes do not go through', () => {
 	test('a claim released while its delete is refused: this process may claim the key again at once, the row is deleted once the API takes it', async () => {
-		recordApiForTests.setTiming({ retryBudgetMs: 500, pendingRetryMs: 100 });
+		setRecordTiming({ retryBudgetMs: 500, pendingRetryMs: 100 });
 		const results: unknown[] = [];
 		await withRecord(async (context) => {
 			const first = await record.claim(context, 'release', 'message-1');
@@ -44,7 +44,7 @@ describe('the record when n8n API writes do not go through', () => {
 	});
 
 	test('a claim that fails after its insert while its rows cannot be deleted either: this process ignores its row at once and deletes it once the API takes it', async () => {
-		recordApiForTests.setTiming({ retryBudgetMs: 400, pendingRetryMs: 100 });
+		setRecordTiming({ retryBudgetMs: 400, pendingRetryMs: 100 });
 		const results: unknown[] = [];
 		await withRecord(async (context) => {
 			fixture.api.setFaults(({ operation }) =>
@@ -69,7 +69,7 @@ describe('the record when n8n API writes do not go through', () => {
 	});
 
 	test('a claim that finds the key held while its own row cannot be deleted: it answers running, this process ignores its row at once and deletes it once the API takes it', async () => {
-		recordApiForTests.setTiming({ retryBudgetMs: 400, pendingRetryMs: 100 });
+		setRecordTiming({ retryBudgetMs: 400, pendingRetryMs: 100 });
 		const results: unknown[] = [];
 		await withRecord(async (context) => {
 			results.push((await record.claim(context, 'held', 'message-1')).state);
@@ -87,7 +87,7 @@ describe('the record when n8n API writes do not go through', () => {
 	});
 
 	test('work done whose done row is refused counts as done in this process at once, and its row is written once the API takes it', async () => {
-		recordApiForTests.setTiming({ retryBudgetMs: 500, pendingRetryMs: 100 });
+		setRecordTiming({ retryBudgetMs: 500, pendingRetryMs: 100 });
 		const results: unknown[] = [];
 		await withRecord(async (context) => {
 			const claim = await record.claim(context, 'late', 'event-1');
@@ -120,7 +120,7 @@ describe('the record when n8n API writes do not go through', () => {
 
 describe("record writes waiting for n8n's API", () => {
 	test('wait in one queue per table: while the API refuses them, 20 waiting done rows cost one try per round, not one per row; all are written once it takes them', async () => {
-		recordApiForTests.setTiming({ retryBudgetMs: 50, pendingRetryMs: 100 });
+		setRecordTiming({ retryBudgetMs: 50, pendingRetryMs: 100 });
 		const keys = Array.from({ length: 20 }, (_, i) => `queued-${i}`);
 		await withRecord(async (context) => {
 			await record.check(context, 'queued', 'warm-up');

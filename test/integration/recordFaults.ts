@@ -16,7 +16,7 @@ import {
 import { ContactCenterRecordApi } from '../../credentials/ContactCenterRecordApi.credentials';
 import { ContactCenterTrigger } from '../../nodes/ContactCenterTrigger/ContactCenterTrigger.node';
 import { ContactCenterSigningSecretApi } from '../../credentials/ContactCenterSigningSecretApi.credentials';
-import { recordApiForTests } from '../../nodes/shared/recordApi';
+import { resetRecordTiming } from '../harness/processState';
 import { createCredentialStore, runNode, type CredentialStore } from '../harness';
 import { startDataTableApi, type DataTableApi, type FaultRule } from '../harness/data-table-api';
 import {
@@ -75,7 +75,7 @@ export function useRecordApi(extraCredentials: Record<string, IDataObject> = {})
 	afterEach(() => {
 		fixture.api.setFaults(undefined);
 		fixture.api.slow(0);
-		recordApiForTests.resetTiming();
+		resetRecordTiming();
 	});
 	afterAll(async () => await fixture.api.stop());
 	return fixture;

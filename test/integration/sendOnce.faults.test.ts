@@ -5,7 +5,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { recordApiForTests } from '../../nodes/shared/recordApi';
+import { resetProcessState, setRecordTiming } from '../harness/processState';
 import { runContactCenter, sendParameters } from './contactCenterFixture';
 import {
 	FAULT_PATTERNS,
@@ -68,7 +68,7 @@ describe('Send Once with n8n API faults in the record calls', () => {
 	);
 
 	test("a rate limit that outlasts the retries: items 'not sent', saying n8n's API rate-limited the record (not the key); the rerun sends every one of them", async () => {
-		recordApiForTests.setTiming({ retryBudgetMs: 1200 });
+		setRecordTiming({ retryBudgetMs: 1200 });
 		const contacts = contactsOf(3);
 		fixture.api.setFaults(() => ({ status: 429, retryAfterSeconds: 1 }));
 		const first = await sendTo(contacts);
@@ -84,7 +84,7 @@ describe('Send Once with n8n API faults in the record calls', () => {
 	}, 30_000);
 
 	test('a claim whose read fails after its row was inserted leaves no claim behind: the rerun sends, nothing says "may have been sent"', async () => {
-		recordApiForTests.setTiming({ retryBudgetMs: 600 });
+		setRecordTiming({ retryBudgetMs: 600 });
 		const contacts = contactsOf(2);
 		// Send Once's first read passes; from the claim's insert on, every read fails.
 		let inserted = false;
@@ -133,10 +133,14 @@ describe("Send Once at n8n's data table storage warning level", () => {
 	test("a run warns under its output, naming the used and the maximum size, from 80 % of the record credential's Storage Limit; it still sends", async () => {
 		const record = fixture.credentials.get('contactCenterRecordApi') ?? {};
 		// The stand-in's tables take 8 KB each and more per row: a 1 KB limit is past 80 %.
-		fixture.credentials.set('contactCenterRecordApi', { ...record, customStorageLimit: true, storageLimitMb: 0.001 });
+		fixture.credentials.set('contactCenterRecordApi', {
+			...record,
+			customStorageLimit: true,
+			storageLimitMb: 0.001,
+		});
 		// The record's table exists (an earlier run), and the sizes are read afresh.
 		await sendTo(contactsOf(1));
-		recordApiForTests.resetState();
+		resetProcessState();
 		try {
 			const contacts = contactsOf(2);
 			const { json, hints } = await sendTo(contacts);

@@ -3,7 +3,7 @@
  * through the database: every claim is a row in the record) while n8n's public API stumbles. One
  * process's side: trigger.faults.test.ts.
  */
-import { recordApiForTests } from '../../nodes/shared/recordApi';
+import { setRecordTiming } from '../harness/processState';
 import { deliver, parseAnswer } from '../harness/run-trigger-flow';
 import {
 	FAULT_PATTERNS,
@@ -48,7 +48,7 @@ describe('write back in queue mode (claims as rows), n8n API faults in the recor
 	);
 
 	test('a claim whose read fails for good is answered 503, runs nothing and leaves no row behind', async () => {
-		recordApiForTests.setTiming({ retryBudgetMs: 1000 });
+		setRecordTiming({ retryBudgetMs: 1000 });
 		const flow = writeBackFlow(fixture.credentials, true);
 		const [key] = newKeys('unread', 1);
 		fixture.api.setFaults(({ operation }) =>
@@ -80,7 +80,7 @@ describe('write back in queue mode (claims as rows), n8n API faults in the recor
 	});
 
 	test('a run that succeeded while its claim cannot be turned done: answered 200, counted as done in its process, its claim row holding the key for the others until the API takes the update', async () => {
-		recordApiForTests.setTiming({ retryBudgetMs: 800, pendingRetryMs: 300 });
+		setRecordTiming({ retryBudgetMs: 800, pendingRetryMs: 300 });
 		const flow = writeBackFlow(fixture.credentials, true);
 		const [key] = newKeys('late', 1);
 		fixture.api.setFaults(({ operation }) =>

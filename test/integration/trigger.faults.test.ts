@@ -4,7 +4,7 @@
  * Queue mode (claims as rows) is trigger-queue.faults.test.ts: which of the two a process is
  * is learnt once per process, so each has its own test file.
  */
-import { recordApiForTests } from '../../nodes/shared/recordApi';
+import { setRecordTiming } from '../harness/processState';
 import { deliver, parseAnswer } from '../harness/run-trigger-flow';
 import {
 	FAULT_PATTERNS,
@@ -51,7 +51,7 @@ describe('write back in one process, n8n API faults in the record calls', () => 
 	);
 
 	test('a rate limit that outlasts the retries: the delivery whose done row it refuses is answered 200 and counts as done here; the next is answered 503 naming the rate limit (not the key) and not run', async () => {
-		recordApiForTests.setTiming({ retryBudgetMs: 1500, pendingRetryMs: 200 });
+		setRecordTiming({ retryBudgetMs: 1500, pendingRetryMs: 200 });
 		const flow = writeBackFlow(fixture.credentials);
 		const [first, second] = newKeys('limited', 2);
 		fixture.api.setFaults(() => ({ status: 429, retryAfterSeconds: 1 }));
@@ -75,7 +75,7 @@ describe('write back in one process, n8n API faults in the record calls', () => 
 	}, 30_000);
 
 	test("n8n's API not answering (500s) for longer than the retries: 503 saying so, not naming the credential, and no run", async () => {
-		recordApiForTests.setTiming({ retryBudgetMs: 1500, pendingRetryMs: 200 });
+		setRecordTiming({ retryBudgetMs: 1500, pendingRetryMs: 200 });
 		const flow = writeBackFlow(fixture.credentials);
 		const [first, second] = newKeys('down', 2);
 		fixture.api.setFaults(() => ({ status: 500 }));
@@ -91,7 +91,7 @@ describe('write back in one process, n8n API faults in the record calls', () => 
 	}, 30_000);
 
 	test("n8n's API refusing connections for longer than the retries: 503 naming n8n's API and the refused connection, not n8n's generic words, and no run", async () => {
-		recordApiForTests.setTiming({ retryBudgetMs: 1500, pendingRetryMs: 200 });
+		setRecordTiming({ retryBudgetMs: 1500, pendingRetryMs: 200 });
 		const flow = writeBackFlow(fixture.credentials);
 		const keys = newKeys('refused', 2);
 		const outage = fixture.api.outage(5000);
@@ -122,7 +122,7 @@ describe('write back in one process, n8n API faults in the record calls', () => 
 	}, 30_000);
 
 	test('a run that succeeded while its done row cannot be written: answered 200, a redelivery is a duplicate and runs nothing, the row is written once the API takes it', async () => {
-		recordApiForTests.setTiming({ retryBudgetMs: 800, pendingRetryMs: 200 });
+		setRecordTiming({ retryBudgetMs: 800, pendingRetryMs: 200 });
 		const flow = writeBackFlow(fixture.credentials);
 		const [key] = newKeys('late', 1);
 		fixture.api.setFaults(({ operation }) =>

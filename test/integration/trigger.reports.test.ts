@@ -14,7 +14,7 @@ import type { IDataObject, IRunExecutionData } from 'n8n-workflow';
 import { resetTriggerState } from '../../nodes/ContactCenterTrigger/processState';
 import { REPORT_INTERVAL_MS } from '../../nodes/ContactCenterTrigger/reports';
 import { once } from '../../nodes/shared/once';
-import { recordApiForTests } from '../../nodes/shared/recordApi';
+import { setRecordTiming } from '../harness/processState';
 import {
 	deliver,
 	parseAnswer,
@@ -129,7 +129,7 @@ describe('write back in one n8n process: refusals reported in n8n', () => {
 	});
 
 	test("n8n's storage full: the delivery whose row it refuses is answered 200 and kept in memory; the next ones are refused 503 before their run and reported with the figures and the kept one; once space is freed every event is processed exactly once", async () => {
-		recordApiForTests.setTiming({ pendingRetryMs: 100 });
+		setRecordTiming({ pendingRetryMs: 100 });
 		const [warmUp, kept, ...refused] = newKeys('full', 5);
 		// The first run of the file makes this process one that runs what it receives.
 		expect(parseAnswer(await deliver(flow, signed(writeBack(warmUp))))?.status).toBe('processed');
@@ -166,7 +166,7 @@ describe('write back in one n8n process: refusals reported in n8n', () => {
 	});
 
 	test("a write back run while n8n refuses its done row: its run asks for a report through the trigger's own Write Back URL, signed; the report says it is held only in memory and what a restart would do, once per 5 minutes however many are kept", async () => {
-		recordApiForTests.setTiming({ pendingRetryMs: 100 });
+		setRecordTiming({ pendingRetryMs: 100 });
 		// The trigger's Write Back URL, served the way n8n serves it: each call is a delivery.
 		const ownCalls: DeliveryResult[] = [];
 		const ownRequests: Delivery[] = [];
@@ -275,7 +275,7 @@ describe('write back in one n8n process: refusals reported in n8n', () => {
 	});
 
 	test("n8n's API not answering for longer than the record waits: the delivery running then is kept in memory, the next one is refused 503 and reported as n8n's API not answering, with the kept one", async () => {
-		recordApiForTests.setTiming({ retryBudgetMs: 600, pendingRetryMs: 100 });
+		setRecordTiming({ retryBudgetMs: 600, pendingRetryMs: 100 });
 		fixture.api.setFaults(() => ({ status: 502 }));
 		const [kept, refused] = newKeys('api-down', 2);
 		expect((await deliver(flow, signed(writeBack(kept)))).status).toBe(200);
@@ -294,7 +294,7 @@ describe('write back in one n8n process: refusals reported in n8n', () => {
 	});
 
 	test('the record key revoked: the delivery the index let run is kept in memory, the next ones are refused 503 and reported as the key expired or revoked, with the steps to a new key', async () => {
-		recordApiForTests.setTiming({ pendingRetryMs: 100 });
+		setRecordTiming({ pendingRetryMs: 100 });
 		const revoked = fixture.api.addUser('revoked').apiKey;
 		const record = fixture.credentials.get('contactCenterRecordApi') ?? {};
 		fixture.credentials.set('contactCenterRecordApi', { ...record, apiKey: revoked });

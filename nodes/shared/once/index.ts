@@ -143,12 +143,20 @@ export const once = {
 		});
 	},
 
-	/** Checks that the record can be used, creating its data table; throws a node error if not. */
-	async ensureReady(context: IHookFunctions): Promise<void> {
+	/**
+	 * A trigger's activation: checks that the record can be used, creating its data table (throws a
+	 * node error if not), and forgets what this process kept of the scope, so that rows written or
+	 * deleted by hand count from now on.
+	 */
+	async activate(context: IHookFunctions, scope: string): Promise<void> {
 		await readTableAfresh(context, await targetForActivation(context));
+		forgetIndex(scope);
 	},
 
-	forgetIndex,
+	/** A trigger's deactivation: forgets what this process kept of the scope. */
+	deactivate(scope: string): void {
+		forgetIndex(scope);
+	},
 
 	/** How many pieces of work of a scope this process counts as done whose row n8n has not taken yet. */
 	keptOnlyInMemory: record.keptOnlyInMemory,

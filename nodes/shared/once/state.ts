@@ -61,25 +61,34 @@ export interface TableMemory {
 	indexRetryAt: Map<string, number>;
 }
 
-export const state = {
-	/**
-	 * The record's table id, by record credential key (RecordTarget.cacheKey; each n8n user has
-	 * tables of their own): looked up again when a call gets 403 or 404.
-	 */
-	tableIds: new Map<string, string>(),
-	/** By API URL and table id. */
-	tables: new Map<string, TableMemory>(),
-	/** Calls waiting to go out together, by lane (see inBatch). */
-	lanes: new Map<string, Lane>(),
-	/** Work done whose `done` row n8n's API has not taken yet, by record key: counts as done here. */
-	pendingDone: new Map<string, { at: number; detail: string }>(),
-	/** Holds: the work this process is handling now, by record key (see strategies.ts). */
-	holds: new Map<string, Hold>(),
-	/** Items this process's webhook calls handed to their runs, with the hold if any (see strategies.ts). */
-	receivedHere: new WeakMap<object, Hold | undefined>(),
-	/** Whether a production run of this process was found where its call was received. */
-	productionRunsStayHere: false,
-};
+function freshState() {
+	return {
+		/**
+		 * The record's table id, by record credential key (RecordTarget.cacheKey; each n8n user has
+		 * tables of their own): looked up again when a call gets 403 or 404.
+		 */
+		tableIds: new Map<string, string>(),
+		/** By API URL and table id. */
+		tables: new Map<string, TableMemory>(),
+		/** Calls waiting to go out together, by lane (see inBatch). */
+		lanes: new Map<string, Lane>(),
+		/** Work done whose `done` row n8n's API has not taken yet, by record key: counts as done here. */
+		pendingDone: new Map<string, { at: number; detail: string }>(),
+		/** Holds: the work this process is handling now, by record key (see strategies.ts). */
+		holds: new Map<string, Hold>(),
+		/** Items this process's webhook calls handed to their runs, with the hold if any (see strategies.ts). */
+		receivedHere: new WeakMap<object, Hold | undefined>(),
+		/** Whether a production run of this process was found where its call was received. */
+		productionRunsStayHere: false,
+	};
+}
+
+export const state = freshState();
+
+/** For tests: the process as if it had just started. */
+export function resetOnceState(): void {
+	Object.assign(state, freshState());
+}
 
 export function memoryOfTable(table: { target: RecordTarget; id: string }): TableMemory {
 	const key = `${table.target.baseUrl} ${table.id}`;

@@ -8,8 +8,8 @@ import {
 	targetOf,
 	type RecordTarget,
 } from './client';
-import { DEFAULT_RECORD_TIMING, isSizeLimitFailure, type RecordTiming } from './failure';
-import { resetRecordApiState, state } from './state';
+import { isSizeLimitFailure } from './failure';
+import { state } from './state';
 
 /**
  * The record's client of n8n's public API: the record credential (an n8n API key of this
@@ -96,10 +96,3 @@ export async function warnIfKeyExpiresSoon(
 		node: context.getNode().name,
 	});
 }
-
-/** For tests only: shorter waits for n8n's API, and the process as if it had just started. */
-export const recordApiForTests = {
-	setTiming: (timing: Partial<RecordTiming>) => void Object.assign(state.timing, timing),
-	resetTiming: () => void Object.assign(state.timing, DEFAULT_RECORD_TIMING),
-	resetState: resetRecordApiState,
-};
