@@ -18,8 +18,7 @@ import type {
 } from 'n8n-workflow';
 
 import { ContactCenterRecordApi } from '../../credentials/ContactCenterRecordApi.credentials';
-import { record } from '../../nodes/shared/once/record';
-import { RECORD_COLUMNS } from '../../nodes/shared/once';
+import { RECORD_COLUMNS, once } from '../../nodes/shared/once';
 import { testRecordCredential } from '../../nodes/shared/recordApi';
 import { createCredentialStore, runNode } from '../harness';
 import { startDataTableApi } from '../harness/data-table-api';
@@ -778,19 +777,19 @@ describe('the data table API stand-in, through n8n-core httpRequest', () => {
 				credentials: [{ name: 'contactCenterRecordApi', required: true }],
 			},
 			async execute(this: IExecuteFunctions) {
-				const claimed = await record.claim(this, 'conformance', 'event-1');
-				results.push(claimed);
-				if (claimed.state === 'claimed')
-					await record.finish(this, 'conformance', 'event-1', 'sent', claimed.claimId);
-				results.push(await record.check(this, 'conformance', 'event-1'));
-				results.push(await record.claim(this, 'conformance', 'event-1'));
+				const work = { scope: 'conformance', key: 'event-1' };
+				const claimed = await once.claim(this, work, 'send');
+				results.push(claimed.state === 'claimed' ? claimed.ticket.claimId : claimed);
+				if (claimed.state === 'claimed') await once.finish(this, claimed.ticket, 'sent', 'throw');
+				results.push(await once.check(this, work));
+				results.push(await once.claim(this, work, 'send'));
 				return [[{ json: {} }]];
 			},
 		};
 		const { error } = await runNode({ nodeType: recordProbe, parameters: {}, credentials });
 		expect(error).toBeUndefined();
 		expect(results).toEqual([
-			{ state: 'claimed', claimId: 1 },
+			1,
 			{ state: 'done', at: expect.any(Number), detail: 'sent' },
 			{ state: 'done', at: expect.any(Number), detail: 'sent' },
 		]);

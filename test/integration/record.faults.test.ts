@@ -1,10 +1,10 @@
 /**
- * The record's verbs through n8n-core's execution context while n8n's public API stumbles, in
+ * The once module's verbs through n8n-core's execution context while n8n's public API stumbles, in
  * the data table API stand-in: what one process decides when a write it needs does not go through.
  */
 import { sleep, type IExecuteFunctions } from 'n8n-workflow';
 
-import { record } from '../../nodes/shared/once/record';
+import { once, type Claim, type Ticket } from '../../nodes/shared/once';
 import { setRecordTiming } from '../harness/processState';
 import { RECORD_TABLE, recordRows, runWithRecord, useRecordApi, waitFor } from './recordFaults';
 
@@ -12,6 +12,15 @@ const fixture = useRecordApi();
 
 const withRecord = async (verbs: (context: IExecuteFunctions) => Promise<void>) =>
 	await runWithRecord(fixture.credentials, verbs);
+
+/** Claims in the shared table, as a send does: every claim is a row. */
+const claim = async (context: IExecuteFunctions, scope: string, key: string) =>
+	await once.claim(context, { scope, key }, 'send');
+
+const ticketOf = (claimed: Claim): Ticket => {
+	if (claimed.state !== 'claimed') throw new Error(`The work was not claimed: ${claimed.state}`);
+	return claimed.ticket;
+};
 
 /** The record's `running` rows of a record key. */
 const runningRowsOf = (recordKey: string) =>
@@ -24,17 +33,16 @@ describe('the record when n8n API writes do not go through', () => {
 		setRecordTiming({ retryBudgetMs: 500, pendingRetryMs: 100 });
 		const results: unknown[] = [];
 		await withRecord(async (context) => {
-			const first = await record.claim(context, 'release', 'message-1');
+			const first = await claim(context, 'release', 'message-1');
 			results.push(first.state);
 			fixture.api.setFaults(({ operation }) =>
 				operation === 'deleteRows' ? { status: 503 } : undefined,
 			);
-			if (first.state === 'claimed')
-				await record.release(context, 'release', 'message-1', first.claimId);
+			await once.release(context, ticketOf(first));
 			fixture.api.setFaults(({ operation }) =>
 				operation === 'deleteRows' ? { status: 503 } : undefined,
 			);
-			results.push((await record.claim(context, 'release', 'message-1')).state);
+			results.push((await claim(context, 'release', 'message-1')).state);
 		});
 		expect(results).toEqual(['claimed', 'claimed']);
 		const running = () => runningRowsOf('release|message-1');
@@ -51,7 +59,7 @@ describe('the record when n8n API writes do not go through', () => {
 				operation === 'getRows' || operation === 'deleteRows' ? { status: 500 } : undefined,
 			);
 			results.push(
-				await record.claim(context, 'stuck', 'message-1').then(
+				await claim(context, 'stuck', 'message-1').then(
 					(claim) => claim.state,
 					(error: Error) => error.message,
 				),
@@ -59,7 +67,7 @@ describe('the record when n8n API writes do not go through', () => {
 			fixture.api.setFaults(({ operation }) =>
 				operation === 'deleteRows' ? { status: 500 } : undefined,
 			);
-			results.push((await record.claim(context, 'stuck', 'message-1')).state);
+			results.push((await claim(context, 'stuck', 'message-1')).state);
 		});
 		expect(results).toEqual([expect.stringContaining("n8n's API did not answer"), 'claimed']);
 		const running = () => runningRowsOf('stuck|message-1');
@@ -72,12 +80,12 @@ describe('the record when n8n API writes do not go through', () => {
 		setRecordTiming({ retryBudgetMs: 400, pendingRetryMs: 100 });
 		const results: unknown[] = [];
 		await withRecord(async (context) => {
-			results.push((await record.claim(context, 'held', 'message-1')).state);
+			results.push((await claim(context, 'held', 'message-1')).state);
 			fixture.api.setFaults(({ operation }) =>
 				operation === 'deleteRows' ? { status: 503 } : undefined,
 			);
-			results.push((await record.claim(context, 'held', 'message-1')).state);
-			results.push((await record.check(context, 'held', 'message-1')).state);
+			results.push((await claim(context, 'held', 'message-1')).state);
+			results.push((await once.check(context, { scope: 'held', key: 'message-1' })).state);
 		});
 		expect(results).toEqual(['claimed', 'running', 'running']);
 		const running = () => runningRowsOf('held|message-1');
@@ -90,22 +98,15 @@ describe('the record when n8n API writes do not go through', () => {
 		setRecordTiming({ retryBudgetMs: 500, pendingRetryMs: 100 });
 		const results: unknown[] = [];
 		await withRecord(async (context) => {
-			const claim = await record.claim(context, 'late', 'event-1');
+			const ticket = ticketOf(await claim(context, 'late', 'event-1'));
 			fixture.api.setFaults(() => ({ status: 429, retryAfterSeconds: 1 }));
-			results.push(
-				await record.finishAndKeepTrying(
-					context,
-					'late',
-					'event-1',
-					'sent',
-					claim.state === 'claimed' ? claim.claimId : undefined,
-				),
-			);
-			results.push(await record.check(context, 'late', 'event-1'));
-			results.push(await record.claim(context, 'late', 'event-1'));
+			await once.finish(context, ticket, 'sent', 'keepTrying');
+			results.push(once.keptOnlyInMemory('late'));
+			results.push(await once.check(context, { scope: 'late', key: 'event-1' }));
+			results.push(await claim(context, 'late', 'event-1'));
 		});
 		expect(results).toEqual([
-			'pending',
+			1,
 			{ state: 'done', at: expect.any(Number), detail: 'sent' },
 			{ state: 'done', at: expect.any(Number), detail: 'sent' },
 		]);
@@ -123,10 +124,11 @@ describe("record writes waiting for n8n's API", () => {
 		setRecordTiming({ retryBudgetMs: 50, pendingRetryMs: 100 });
 		const keys = Array.from({ length: 20 }, (_, i) => `queued-${i}`);
 		await withRecord(async (context) => {
-			await record.check(context, 'queued', 'warm-up');
+			const tickets = [];
+			for (const key of keys) tickets.push(ticketOf(await claim(context, 'queued', key)));
 			fixture.api.setFaults(() => ({ status: 503 }));
-			for (const key of keys)
-				expect(await record.finishAndKeepTrying(context, 'queued', key)).toBe('pending');
+			for (const ticket of tickets) await once.finish(context, ticket, '', 'keepTrying');
+			expect(once.keptOnlyInMemory('queued')).toBe(keys.length);
 		});
 		const from = fixture.api.calls.length;
 		await sleep(1_000);
@@ -148,7 +150,7 @@ describe("the record's rows past the longest retention (72 hours)", () => {
 		const HOUR = 60 * 60 * 1000;
 		const startedAt = Date.now();
 		await withRecord(async (context) => {
-			await record.check(context, 'aged', 'first');
+			await once.check(context, { scope: 'aged', key: 'first' });
 		});
 		const later = startedAt + 2 * HOUR;
 		fixture.api.addRows(
@@ -176,13 +178,13 @@ describe("the record's rows past the longest retention (72 hours)", () => {
 				.filter((row) => row.scope === 'aged')
 				.map((row) => row.recordKey);
 		await withRecord(async (context) => {
-			await record.check(context, 'aged', 'within the hour');
+			await once.check(context, { scope: 'aged', key: 'within the hour' });
 		});
 		expect(agedKeys()).toEqual(['aged|73h', 'aged|71h']);
 		const clock = jest.spyOn(Date, 'now').mockReturnValue(later);
 		try {
 			await withRecord(async (context) => {
-				await record.check(context, 'aged', 'two hours later');
+				await once.check(context, { scope: 'aged', key: 'two hours later' });
 			});
 		} finally {
 			clock.mockRestore();

@@ -1,5 +1,10 @@
+import { claimHold as claimIn, releaseHold as releaseIn } from '../../nodes/shared/once/holds';
 import { DEFAULT_RECORD_WINDOWS } from '../../nodes/shared/once/rows';
-import { claimHold, releaseHold } from '../../nodes/shared/once/strategies';
+import type { Hold } from '../../nodes/shared/once/state';
+
+const holds = new Map<string, Hold>();
+const claimHold = (work: { scope: string; key: string }, now: number) => claimIn(holds, work, now);
+const releaseHold = (hold: Hold | undefined) => releaseIn(holds, hold);
 
 const work = (key: string) => ({ scope: 's', key });
 

@@ -2,20 +2,19 @@ import type { IExecuteFunctions, IHookFunctions, INodeExecutionData } from 'n8n-
 
 import { targetForActivation, type RecordContext } from '../recordApi';
 import type { Gather } from './batches';
+import { claimHold, releaseHold } from './holds';
 import { forgetIndex } from './indexes';
 import { record } from './record';
 import { readTableAfresh } from './table';
 import type { CheckResult } from './rows';
+import { state } from './state';
 import {
 	CLAIM_ID_FIELD,
-	claimHold,
 	learnWhereRunsStay,
 	markReceivedHere,
 	oneProcess,
-	releaseHold,
 	runsStayHere,
 	sharedTable,
-	windowsOf,
 	type Claim,
 	type Strategy,
 	type Ticket,
@@ -73,13 +72,7 @@ export const once = {
 		work: Work,
 		{ together }: { together?: number } = {},
 	): Promise<CheckResult> {
-		return await record.check(
-			context,
-			work.scope,
-			work.key,
-			windowsOf(work),
-			gatherTogether(together),
-		);
+		return await record.check(context, work, gatherTogether(together));
 	},
 
 	/**
@@ -121,16 +114,16 @@ export const once = {
 		const handed =
 			sharedTable.ticketHandedWith(item, work) ?? oneProcess.ticketHandedWith(item, work);
 		if (handed !== undefined) return { ticket: handed };
-		const hold = claimHold(work);
+		const hold = claimHold(state.holds, work);
 		if (hold === undefined) return { skip: 'running' };
 		let keepHold = false;
 		try {
-			const found = await record.check(context, work.scope, work.key, windowsOf(work));
+			const found = await record.check(context, work);
 			if (found.state === 'done') return { skip: 'done' };
 			keepHold = true;
 			return { ticket: { work, hold, strategy: oneProcess } };
 		} finally {
-			if (!keepHold) releaseHold(hold);
+			if (!keepHold) releaseHold(state.holds, hold);
 		}
 	},
 

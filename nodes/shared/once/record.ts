@@ -13,15 +13,16 @@ import { type Gather } from './batches';
 import { usableIndexOf } from './indexes';
 import { memoryOfTable, state } from './state';
 import {
-	DEFAULT_RECORD_WINDOWS,
 	MAX_RECORD_RETENTION_MS,
 	decideClaim,
 	decideRead,
 	filterOf,
 	ownClaimRows,
 	recordKeyOf,
+	windowsOf,
 	type CheckResult,
 	type RecordWindows,
+	type Work,
 } from './rows';
 import {
 	deleteLater,
@@ -77,11 +78,10 @@ const pendingDoneOf = (recordKey: string): CheckResult | undefined => {
 /** What the record says of a key, decided by `decide` unless this process counts it done. */
 async function checkKey(
 	context: RecordContext,
-	scope: string,
-	key: string,
+	work: Work,
 	decide: (table: Table, recordKey: string, now: number) => Promise<CheckResult>,
 ): Promise<CheckResult> {
-	const recordKey = recordKeyOf(scope, key);
+	const recordKey = recordKeyOf(work.scope, work.key);
 	const pending = pendingDoneOf(recordKey);
 	if (pending !== undefined) return pending;
 	const now = Date.now();
@@ -203,13 +203,9 @@ export const record = {
 	 * that fails on its way deletes the rows it inserted, so that no claim stays behind without a run.
 	 * `gather`: claims claimed together go out in one insert and one read.
 	 */
-	async claim(
-		context: RecordContext,
-		scope: string,
-		key: string,
-		windows: RecordWindows = DEFAULT_RECORD_WINDOWS,
-		gather?: Gather,
-	): Promise<RowClaim> {
+	async claim(context: RecordContext, work: Work, gather?: Gather): Promise<RowClaim> {
+		const { scope, key } = work;
+		const windows = windowsOf(work);
 		const recordKey = recordKeyOf(scope, key);
 		const pending = pendingDoneOf(recordKey);
 		if (pending?.state === 'done') return pending;
@@ -226,15 +222,9 @@ export const record = {
 	 * What the record says of the key, a read only: done within the retention, held by a live
 	 * claim, or free. `gather`: checks claimed together go out in one read.
 	 */
-	async check(
-		context: RecordContext,
-		scope: string,
-		key: string,
-		windows: RecordWindows = DEFAULT_RECORD_WINDOWS,
-		gather?: Gather,
-	): Promise<CheckResult> {
-		return await checkKey(context, scope, key, async (table, recordKey, now) =>
-			decideRead(await rowsOfKey(context, table, recordKey, gather), now, windows),
+	async check(context: RecordContext, work: Work, gather?: Gather): Promise<CheckResult> {
+		return await checkKey(context, work, async (table, recordKey, now) =>
+			decideRead(await rowsOfKey(context, table, recordKey, gather), now, windowsOf(work)),
 		);
 	},
 
@@ -244,14 +234,10 @@ export const record = {
 	 * call; a key it knows is read as check reads it (so a row deleted by hand counts at once).
 	 * Rows others add count from a minute after.
 	 */
-	async checkKnownScope(
-		context: RecordContext,
-		scope: string,
-		key: string,
-		windows: RecordWindows = DEFAULT_RECORD_WINDOWS,
-	): Promise<CheckResult> {
-		return await checkKey(context, scope, key, async (table, recordKey, now) => {
-			const index = await usableIndexOf(context, table, scope, now);
+	async checkKnownScope(context: RecordContext, work: Work): Promise<CheckResult> {
+		const windows = windowsOf(work);
+		return await checkKey(context, work, async (table, recordKey, now) => {
+			const index = await usableIndexOf(context, table, work.scope, now);
 			if (index === undefined)
 				return decideRead(await rowsOfKey(context, table, recordKey), now, windows);
 			const known = index.decide(recordKey, now, windows);
@@ -273,8 +259,7 @@ export const record = {
 	 */
 	async finish(
 		context: RecordContext,
-		scope: string,
-		key: string,
+		work: Work,
 		detail = '',
 		claimId?: number,
 		gather?: Gather,
@@ -282,8 +267,14 @@ export const record = {
 		await onTable(context, async (table) => {
 			const updatesClaim = claimId !== undefined && detail === '';
 			if (updatesClaim && (await markRowDone(context, table, claimId))) return;
-			const recordKey = recordKeyOf(scope, key);
-			const row = { scope, recordKey, state: 'done' as const, stateAt: Date.now(), detail };
+			const recordKey = recordKeyOf(work.scope, work.key);
+			const row = {
+				scope: work.scope,
+				recordKey,
+				state: 'done' as const,
+				stateAt: Date.now(),
+				detail,
+			};
 			await insertRow(context, table, row, gather);
 			if (claimId === undefined || updatesClaim) return;
 			const deleteDoneClaim = async (caller: RecordContext) =>
@@ -310,17 +301,16 @@ export const record = {
 	 */
 	async finishAndKeepTrying(
 		context: RecordContext,
-		scope: string,
-		key: string,
+		work: Work,
 		detail = '',
 		claimId?: number,
 		gather?: Gather,
 	): Promise<'recorded' | 'pending'> {
 		try {
-			await record.finish(context, scope, key, detail, claimId, gather);
+			await record.finish(context, work, detail, claimId, gather);
 			return 'recorded';
 		} catch (error) {
-			const recordKey = recordKeyOf(scope, key);
+			const recordKey = recordKeyOf(work.scope, work.key);
 			state.pendingDone.set(recordKey, { at: Date.now(), detail });
 			context.logger.warn(
 				`Contact Center record: ${recordKey} is done but could not be recorded yet (${(error as Error).message}); this process counts it as done and keeps writing its row`,
@@ -336,7 +326,7 @@ export const record = {
 				context,
 				table,
 				`the done row of ${recordKey}`,
-				async (caller) => await record.finish(caller, scope, key, detail, claimId),
+				async (caller) => await record.finish(caller, work, detail, claimId),
 				() => state.pendingDone.delete(recordKey),
 			);
 			return 'pending';
@@ -344,18 +334,13 @@ export const record = {
 	},
 
 	/**
-	 * Gives the key up (the work failed): its claim's row (`claimId`) is deleted, so the next
+	 * Releases the key (the work failed): its claim's row (`claimId`) is deleted, so the next
 	 * attempt may run it at once. When n8n's API does not take the delete, this process leaves the
 	 * row out of its decisions at once and deletes it in the background (another process sees the
 	 * claim until then).
 	 */
-	async release(
-		context: RecordContext,
-		scope: string,
-		key: string,
-		claimId: number,
-	): Promise<void> {
-		const recordKey = recordKeyOf(scope, key);
+	async release(context: RecordContext, work: Work, claimId: number): Promise<void> {
+		const recordKey = recordKeyOf(work.scope, work.key);
 		await onTable(context, async (table) => {
 			const deleteClaim = async (caller: RecordContext) => await deleteRow(caller, table, claimId);
 			const failure = await deleteClaim(context).then(

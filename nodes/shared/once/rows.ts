@@ -199,3 +199,18 @@ export const anyIdFilter = (ids: number[]): RecordFilter => ({
 	type: 'or' as const,
 	filters: ids.map((value) => ({ columnName: 'id', condition: 'eq' as const, value })),
 });
+
+/**
+ * A piece of work: `scope` separates the users of the record, `key` names the work in it.
+ * `retentionMs`: how long its `done` row answers "already done" (the record's longest by default).
+ */
+export interface Work {
+	scope: string;
+	key: string;
+	retentionMs?: number;
+}
+
+export const windowsOf = (work: Work): RecordWindows =>
+	work.retentionMs === undefined
+		? DEFAULT_RECORD_WINDOWS
+		: { ...DEFAULT_RECORD_WINDOWS, retentionMs: work.retentionMs };

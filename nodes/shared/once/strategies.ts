@@ -3,25 +3,17 @@ import type { INodeExecutionData } from 'n8n-workflow';
 import { refuseWhileStorageFull, type RecordContext } from '../recordApi';
 import type { Gather } from './batches';
 import { record } from './record';
-import { DEFAULT_RECORD_WINDOWS, recordKeyOf, type CheckResult, type RecordWindows } from './rows';
+import { claimHold, releaseHold } from './holds';
+import type { CheckResult, Work } from './rows';
 import { state, type Hold } from './state';
 
 export type { Hold } from './state';
+export type { Work } from './rows';
 
 /**
  * The two ways of doing work once, one object each with the same verbs: claim, finish, release,
  * and the hand-over of a write back's ticket from its webhook call to its run.
  */
-
-/**
- * A piece of work: `scope` separates the users of the record, `key` names the work in it.
- * `retentionMs`: how long its `done` row answers "already done" (the record's longest by default).
- */
-export interface Work {
-	scope: string;
-	key: string;
-	retentionMs?: number;
-}
 
 /**
  * Work this caller has claimed, under the strategy that began it: `claimId`, its claim's row (the
@@ -57,40 +49,6 @@ export interface Strategy {
 	ticketHandedWith(item: INodeExecutionData, work: Work): Ticket | undefined;
 }
 
-export const windowsOf = (work: Work): RecordWindows =>
-	work.retentionMs === undefined
-		? DEFAULT_RECORD_WINDOWS
-		: { ...DEFAULT_RECORD_WINDOWS, retentionMs: work.retentionMs };
-
-/*
- * Holds: the work this n8n process is handling right now, by record key (state.holds). In the
- * one-process strategy a hold lasts from its claim until the work is finished or released and
- * replaces the claim row in the record, so a new delivery costs one insert there instead of an
- * insert, a read and an update; in the shared-table strategy it lasts while the claim is decided
- * and keeps a second call of this process from slipping past a claim before its row is written.
- * A hold lapses like a claim row: a run that never ends blocks redeliveries no longer.
- */
-const HOLD_LAPSE_MS = DEFAULT_RECORD_WINDOWS.claimMs;
-
-/** Holds the work for the caller unless a live hold of this process has it: the hold, or undefined. */
-export function claimHold(work: Work, now = Date.now()): Hold | undefined {
-	for (const [key, held] of state.holds) {
-		if (held.since > now - HOLD_LAPSE_MS) break;
-		state.holds.delete(key);
-	}
-	const recordKey = recordKeyOf(work.scope, work.key);
-	if (state.holds.has(recordKey)) return undefined;
-	const hold = { recordKey, since: now };
-	state.holds.set(recordKey, hold);
-	return hold;
-}
-
-/** Releases a hold, unless it lapsed and another call holds the work now. */
-export function releaseHold(hold: Hold | undefined): void {
-	if (hold !== undefined && state.holds.get(hold.recordKey) === hold)
-		state.holds.delete(hold.recordKey);
-}
-
 /** Another call of this process holds the work: done long ago, or running now. */
 const heldByAnother = (found: CheckResult): Claim =>
 	found.state === 'done' ? found : { state: 'running' };
@@ -103,10 +61,9 @@ async function writeDone(
 	whenRecordFails: WhenRecordFails,
 	gather: Gather,
 ): Promise<void> {
-	const { scope, key } = ticket.work;
 	if (whenRecordFails === 'throw')
-		await record.finish(context, scope, key, detail, ticket.claimId, gather);
-	else await record.finishAndKeepTrying(context, scope, key, detail, ticket.claimId, gather);
+		await record.finish(context, ticket.work, detail, ticket.claimId, gather);
+	else await record.finishAndKeepTrying(context, ticket.work, detail, ticket.claimId, gather);
 }
 
 /**
@@ -119,9 +76,8 @@ export const oneProcess: Strategy = {
 	async claim(context, work) {
 		// Its first write comes after the run: while n8n refuses writes, refused before the run.
 		await refuseWhileStorageFull(context);
-		const check = async () =>
-			await record.checkKnownScope(context, work.scope, work.key, windowsOf(work));
-		const hold = claimHold(work);
+		const check = async () => await record.checkKnownScope(context, work);
+		const hold = claimHold(state.holds, work);
 		if (hold === undefined) return heldByAnother(await check());
 		let claimed: Claim = { state: 'running' };
 		try {
@@ -133,7 +89,7 @@ export const oneProcess: Strategy = {
 			return claimed;
 		} finally {
 			// Kept until the work is finished or released.
-			if (claimed.state !== 'claimed') releaseHold(hold);
+			if (claimed.state !== 'claimed') releaseHold(state.holds, hold);
 		}
 	},
 	async finish(context, ticket, detail, whenRecordFails) {
@@ -141,11 +97,11 @@ export const oneProcess: Strategy = {
 			const gather = { ms: 15, upToMs: 60, until: state.holds.size };
 			await writeDone(context, ticket, detail, whenRecordFails, gather);
 		} finally {
-			releaseHold(ticket.hold);
+			releaseHold(state.holds, ticket.hold);
 		}
 	},
 	async release(_context, ticket) {
-		releaseHold(ticket.hold);
+		releaseHold(state.holds, ticket.hold);
 	},
 	handToRun(item, ticket) {
 		// The item itself is the sign (see runsStayHere); the run finishes under the same hold.
@@ -177,24 +133,22 @@ export const CLAIM_ID_FIELD = 'contactCenterClaimId';
  */
 export const sharedTable: Strategy = {
 	async claim(context, work, gather) {
-		const hold = claimHold(work);
-		if (hold === undefined)
-			return heldByAnother(await record.check(context, work.scope, work.key, windowsOf(work)));
+		const hold = claimHold(state.holds, work);
+		if (hold === undefined) return heldByAnother(await record.check(context, work));
 		try {
-			const claim = await record.claim(context, work.scope, work.key, windowsOf(work), gather);
+			const claim = await record.claim(context, work, gather);
 			if (claim.state !== 'claimed') return claim;
 			const ticket = { work, claimId: claim.claimId, strategy: sharedTable };
 			return { state: 'claimed', ticket, lapsedClaimAt: claim.lapsedClaimAt };
 		} finally {
-			releaseHold(hold);
+			releaseHold(state.holds, hold);
 		}
 	},
 	async finish(context, ticket, detail, whenRecordFails) {
 		await writeDone(context, ticket, detail, whenRecordFails, FINISHES_WITH_DETAIL);
 	},
 	async release(context, ticket) {
-		if (ticket.claimId !== undefined)
-			await record.release(context, ticket.work.scope, ticket.work.key, ticket.claimId);
+		if (ticket.claimId !== undefined) await record.release(context, ticket.work, ticket.claimId);
 	},
 	handToRun(item, ticket) {
 		if (ticket.claimId !== undefined) item[CLAIM_ID_FIELD] = ticket.claimId;
