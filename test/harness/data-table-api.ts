@@ -87,6 +87,8 @@ export interface ApiCall {
 	isWrite: boolean;
 	/** The user of the call's key, when the key is known. */
 	userId?: string;
+	/** The call's key, as sent. */
+	apiKey?: string;
 }
 
 export interface CallRecord extends ApiCall {
@@ -1406,6 +1408,7 @@ export async function startDataTableApi(): Promise<DataTableApi> {
 			operation,
 			isWrite: method !== 'GET',
 			...(userId === undefined ? {} : { userId }),
+			...(typeof keyHeader === 'string' ? { apiKey: keyHeader } : {}),
 		};
 		const record: CallRecord = {
 			...call,

@@ -4,7 +4,9 @@
  */
 import { sleep, type IExecuteFunctions } from 'n8n-workflow';
 
+import { ContactCenterRecordApi } from '../../credentials/ContactCenterRecordApi.credentials';
 import { once, type Claim, type Ticket } from '../../nodes/shared/once';
+import { createCredentialStore } from '../harness';
 import { setRecordTiming } from '../harness/processState';
 import { RECORD_TABLE, recordRows, runWithRecord, useRecordApi, waitFor } from './recordFaults';
 
@@ -120,7 +122,7 @@ describe('the record when n8n API writes do not go through', () => {
 });
 
 describe("record writes waiting for n8n's API", () => {
-	test('wait in one queue per table: while the API refuses them, 20 waiting done rows cost one try per round, not one per row; all are written once it takes them', async () => {
+	test('wait in one queue per table and key: while the API refuses them, 20 waiting done rows cost one try per round, not one per row; all are written once it takes them', async () => {
 		setRecordTiming({ retryBudgetMs: 50, pendingRetryMs: 100 });
 		const keys = Array.from({ length: 20 }, (_, i) => `queued-${i}`);
 		await withRecord(async (context) => {
@@ -142,6 +144,46 @@ describe("record writes waiting for n8n's API", () => {
 			);
 			return done.length === keys.length;
 		}, 10_000);
+	});
+	test('wait in one queue per key: writes made with a second key of the same user go out with that key while n8n still refuses the first', async () => {
+		setRecordTiming({ retryBudgetMs: 50, pendingRetryMs: 100 });
+		const user = fixture.api.addUser('two-keys');
+		const keys = { a: user.apiKey, b: fixture.api.addKey(user.userId) };
+		const credentialsWith = (apiKey: string) =>
+			createCredentialStore(
+				{
+					contactCenterRecordApi: {
+						baseUrl: fixture.api.baseUrl,
+						apiKey,
+						dataTableName: RECORD_TABLE,
+					},
+				},
+				{ credentialTypes: [new ContactCenterRecordApi()] },
+			);
+		const credentials = { a: credentialsWith(keys.a), b: credentialsWith(keys.b) };
+		const tickets: Partial<Record<'a' | 'b', Ticket>> = {};
+		for (const which of ['a', 'b'] as const)
+			await runWithRecord(credentials[which], async (context) => {
+				tickets[which] = ticketOf(await claim(context, 'two-keys', which));
+			});
+		const refused = new Set([keys.a, keys.b]);
+		fixture.api.setFaults((call) =>
+			call.isWrite && refused.has(call.apiKey ?? '') ? { status: 503 } : undefined,
+		);
+		for (const which of ['a', 'b'] as const)
+			await runWithRecord(credentials[which], async (context) => {
+				await once.finish(context, tickets[which]!, '', 'keepTrying');
+			});
+		const doneKeys = () =>
+			recordRows(fixture.api, keys.a)
+				.filter((row) => row.scope === 'two-keys' && row.state === 'done')
+				.map((row) => row.recordKey);
+		expect(doneKeys()).toEqual([]);
+		refused.delete(keys.b);
+		await waitFor(() => doneKeys().length > 0, 5_000);
+		expect(doneKeys()).toEqual(['two-keys|b']);
+		refused.delete(keys.a);
+		await waitFor(() => doneKeys().length === 2, 10_000);
 	});
 });
 

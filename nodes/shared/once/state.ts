@@ -46,11 +46,19 @@ export interface WaitingWrite {
 	settled: () => void;
 }
 
+/** Writes waiting for n8n's API, oldest first, and whether the queue's one retry loop runs. */
+export interface WriteQueue {
+	waiting: WaitingWrite[];
+	retrying: boolean;
+}
+
 /** One data table (API URL and table id) as this process knows it, whichever key reached it. */
 export interface TableMemory {
-	/** Writes waiting for n8n's API, oldest first, and whether the queue's one retry loop runs. */
-	waitingWrites: WaitingWrite[];
-	retryingWrites: boolean;
+	/**
+	 * Writes waiting for n8n's API, one queue per key that reached the table (RecordTarget.cacheKey),
+	 * so that each queue retries with the credential of the writes it holds.
+	 */
+	writeQueues: Map<string, WriteQueue>;
 	/** When this process last removed rows past the retention. */
 	lastPrunedAt: number;
 	/** Rows of released claims whose delete n8n's API has not taken yet: left out of reads. */
@@ -95,8 +103,7 @@ export function memoryOfTable(table: { target: RecordTarget; id: string }): Tabl
 	let memory = state.tables.get(key);
 	if (memory === undefined) {
 		memory = {
-			waitingWrites: [],
-			retryingWrites: false,
+			writeQueues: new Map(),
 			lastPrunedAt: 0,
 			deletingInBackground: new Set(),
 			scopeIndexes: new Map(),

@@ -12,7 +12,7 @@ import {
 	type RecordTarget,
 } from '../recordApi';
 import { inBatch, type Gather } from './batches';
-import { memoryOfTable, state, type TableMemory, type WaitingWrite } from './state';
+import { memoryOfTable, state, type WaitingWrite, type WriteQueue } from './state';
 import {
 	MAX_RECORD_RETENTION_MS,
 	RECORD_COLUMNS,
@@ -317,13 +317,13 @@ export async function deleteRow(context: RecordContext, table: Table, id: number
 	);
 }
 
-/** The most writes one table's queue holds; one past it is given up at once, with an error. */
+/** The most writes one queue holds; one past it is given up at once, with an error. */
 const MAX_WAITING_WRITES = 10_000;
 
 /**
- * A record write n8n's API did not take now: waits in its table's one queue, which one loop per
- * table tries again (pendingRetryMs, doubling up to a minute while nothing gets
- * through) with a context of no execution (see recordApi's contextWithoutExecution), so that no
+ * A record write n8n's API did not take now: waits in one queue per table and key, which one loop
+ * per queue tries again (pendingRetryMs, doubling up to a minute while nothing gets through),
+ * with a context of no execution (see recordApi's contextWithoutExecution), so that no
  * run's context is kept alive meanwhile. `write` gets that context; it must use no other. A queue
  * that keeps failing is logged at warn once; a write waiting longer than the record's longest
  * retention, or one past the queue's bound, is given up with an error naming it.
@@ -335,21 +335,26 @@ export function writeLater(
 	write: (context: RecordContext) => Promise<unknown>,
 	settled: () => void = () => {},
 ): void {
-	const memory = memoryOfTable(table);
-	if (memory.waitingWrites.length >= MAX_WAITING_WRITES) {
+	const { writeQueues } = memoryOfTable(table);
+	let queue = writeQueues.get(table.target.cacheKey);
+	if (queue === undefined) {
+		queue = { waiting: [], retrying: false };
+		writeQueues.set(table.target.cacheKey, queue);
+	}
+	if (queue.waiting.length >= MAX_WAITING_WRITES) {
 		context.logger.error(
 			`Contact Center record: gave up on ${what}: ${MAX_WAITING_WRITES} record writes already wait for n8n's API`,
 		);
 		settled();
 		return;
 	}
-	memory.waitingWrites.push({ what, since: Date.now(), write, settled });
-	if (!memory.retryingWrites) void retryWaitingWrites(contextWithoutExecution(context), memory);
+	queue.waiting.push({ what, since: Date.now(), write, settled });
+	if (!queue.retrying) void retryWaitingWrites(contextWithoutExecution(context), queue);
 }
 
-async function retryWaitingWrites(context: RecordContext, memory: TableMemory): Promise<void> {
-	memory.retryingWrites = true;
-	const queue = memory.waitingWrites;
+async function retryWaitingWrites(context: RecordContext, writeQueue: WriteQueue): Promise<void> {
+	writeQueue.retrying = true;
+	const queue = writeQueue.waiting;
 	let warned = false;
 	for (let failedRounds = 0; queue.length > 0; ) {
 		await sleep(Math.min(60_000, pendingRetryMs() * 2 ** Math.min(failedRounds, 10)));
@@ -384,7 +389,7 @@ async function retryWaitingWrites(context: RecordContext, memory: TableMemory): 
 			);
 		}
 	}
-	memory.retryingWrites = false;
+	writeQueue.retrying = false;
 }
 
 function settleWaiting(queue: WaitingWrite[], waiting: WaitingWrite) {
