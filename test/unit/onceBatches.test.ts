@@ -1,6 +1,14 @@
 import { sleep } from 'n8n-workflow';
 
 import { inBatch } from '../../nodes/shared/once/batches';
+import type { Lane } from '../../nodes/shared/once/state';
+
+const lanes = new Map<string, Lane>();
+/** A lane by name, as the table client keeps one per kind of call, table and key. */
+const lane = (name: string): Lane => {
+	if (!lanes.has(name)) lanes.set(name, { busy: false, waiting: [] });
+	return lanes.get(name)!;
+};
 
 const same = (error: unknown) => error;
 
@@ -17,9 +25,9 @@ describe('inBatch', () => {
 		};
 		const asOwn = (caller: string) => (error: unknown) =>
 			new Error(`${(error as Error).message}, for ${caller}`);
-		const a = inBatch('lane-c', 'a1', callerRun('a'), asOwn('a'));
-		const b = inBatch('lane-c', 'bad', callerRun('b'), asOwn('b'));
-		const c = inBatch('lane-c', 'c1', callerRun('c'), asOwn('c'));
+		const a = inBatch(lane('lane-c'), 'a1', callerRun('a'), asOwn('a'));
+		const b = inBatch(lane('lane-c'), 'bad', callerRun('b'), asOwn('b'));
+		const c = inBatch(lane('lane-c'), 'c1', callerRun('c'), asOwn('c'));
 		release();
 		await expect(a).resolves.toBe('a1');
 		await expect(b).rejects.toThrow('refused, said b');
@@ -37,8 +45,8 @@ describe('inBatch', () => {
 			if (batches.length === 1) await firstInFlight;
 			return items.map((n) => n * 10);
 		};
-		const first = inBatch('lane-a', 1, run, same);
-		const later = [2, 3, 4].map(async (n) => await inBatch('lane-a', n, run, same));
+		const first = inBatch(lane('lane-a'), 1, run, same);
+		const later = [2, 3, 4].map(async (n) => await inBatch(lane('lane-a'), n, run, same));
 		release();
 		expect(await Promise.all([first, ...later])).toEqual([10, 20, 30, 40]);
 		expect(batches).toEqual([[1], [2, 3, 4]]);
@@ -49,8 +57,8 @@ describe('inBatch', () => {
 			if (items.includes('bad')) throw new Error('refused');
 			return items.map((s) => s.toUpperCase());
 		};
-		await expect(inBatch('lane-b', 'bad', run, same)).rejects.toThrow('refused');
-		await expect(inBatch('lane-b', 'ok', run, same)).resolves.toBe('OK');
+		await expect(inBatch(lane('lane-b'), 'bad', run, same)).rejects.toThrow('refused');
+		await expect(inBatch(lane('lane-b'), 'ok', run, same)).resolves.toBe('OK');
 	});
 
 	test('lanes are independent', async () => {
@@ -59,7 +67,10 @@ describe('inBatch', () => {
 			seen.push(`${lane}:${items.join(',')}`);
 			return items;
 		};
-		await Promise.all([inBatch('x', 1, run('x'), same), inBatch('y', 2, run('y'), same)]);
+		await Promise.all([
+			inBatch(lane('x'), 1, run('x'), same),
+			inBatch(lane('y'), 2, run('y'), same),
+		]);
 		expect(seen.sort()).toEqual(['x:1', 'y:2']);
 	});
 });
@@ -78,25 +89,25 @@ describe('inBatch with gathering', () => {
 	test('an idle lane waits for the calls it was told to expect and sends them together', async () => {
 		const { batches, run } = recordingRun();
 		const gather = { ms: 500, upToMs: 500, until: 3 };
-		const calls = [inBatch('lane-g', 1, run, same, gather)];
+		const calls = [inBatch(lane('lane-g'), 1, run, same, gather)];
 		await sleep(1);
-		calls.push(inBatch('lane-g', 2, run, same, gather));
+		calls.push(inBatch(lane('lane-g'), 2, run, same, gather));
 		await sleep(1);
 		expect(batches).toEqual([]);
-		calls.push(inBatch('lane-g', 3, run, same, gather));
+		calls.push(inBatch(lane('lane-g'), 3, run, same, gather));
 		expect(await Promise.all(calls)).toEqual([1, 2, 3]);
 		expect(batches).toEqual([[1, 2, 3]]);
 	});
 
 	test('it goes out after the wait when fewer calls came', async () => {
 		const { batches, run } = recordingRun();
-		expect(await inBatch('lane-h', 1, run, same, { ms: 5, upToMs: 5, until: 4 })).toBe(1);
+		expect(await inBatch(lane('lane-h'), 1, run, same, { ms: 5, upToMs: 5, until: 4 })).toBe(1);
 		expect(batches).toEqual([[1]]);
 	});
 
 	test('told to expect only itself, a call goes out at once', async () => {
 		const { batches, run } = recordingRun();
-		const call = inBatch('lane-i', 1, run, same, { ms: 500, upToMs: 500, until: 1 });
+		const call = inBatch(lane('lane-i'), 1, run, same, { ms: 500, upToMs: 500, until: 1 });
 		await sleep(1);
 		expect(batches).toEqual([[1]]);
 		await call;
@@ -105,11 +116,11 @@ describe('inBatch with gathering', () => {
 	test('while calls keep coming within the gap, the batch waits longer than one gap', async () => {
 		const { batches, run } = recordingRun();
 		const gather = { ms: 50, upToMs: 5_000, until: 20 };
-		const calls = [inBatch('lane-j', 0, run, same, gather)];
+		const calls = [inBatch(lane('lane-j'), 0, run, same, gather)];
 		// Twelve more, 10 ms apart: 120 ms in all, more than twice the gap.
 		for (let n = 1; n <= 12; n++) {
 			await sleep(10);
-			calls.push(inBatch('lane-j', n, run, same, gather));
+			calls.push(inBatch(lane('lane-j'), n, run, same, gather));
 		}
 		expect(batches).toEqual([]);
 		const all = Array.from({ length: 13 }, (_, n) => n);
@@ -120,20 +131,22 @@ describe('inBatch with gathering', () => {
 	test('a gap without a new call ends the wait', async () => {
 		const { batches, run } = recordingRun();
 		const gather = { ms: 10, upToMs: 5_000, until: 10 };
-		const first = inBatch('lane-k', 1, run, same, gather);
+		const first = inBatch(lane('lane-k'), 1, run, same, gather);
 		await sleep(200);
 		expect(batches).toEqual([[1]]);
-		expect(await Promise.all([first, inBatch('lane-k', 2, run, same, gather)])).toEqual([1, 2]);
+		expect(await Promise.all([first, inBatch(lane('lane-k'), 2, run, same, gather)])).toEqual([
+			1, 2,
+		]);
 		expect(batches).toEqual([[1], [2]]);
 	});
 
 	test('it waits no longer than upToMs in all, however steadily calls come', async () => {
 		const { batches, run } = recordingRun();
 		const gather = { ms: 1_000, upToMs: 60, until: 100 };
-		const calls = [inBatch('lane-l', 0, run, same, gather)];
+		const calls = [inBatch(lane('lane-l'), 0, run, same, gather)];
 		for (let n = 1; n <= 10 && batches.length === 0; n++) {
 			await sleep(20);
-			calls.push(inBatch('lane-l', n, run, same, gather));
+			calls.push(inBatch(lane('lane-l'), n, run, same, gather));
 		}
 		await Promise.all(calls);
 		// Out after about 60 ms (three or four calls in), the rest in the next batch.

@@ -1,6 +1,6 @@
 import { sleep } from 'n8n-workflow';
 
-import { state, type Lane, type Waiting } from './state';
+import type { Lane, Waiting } from './state';
 
 export type { Lane } from './state';
 
@@ -32,22 +32,20 @@ const MAX_BATCH = 100;
  * every other caller gets the failure through its own `asCallers`.
  */
 export async function inBatch<I, O>(
-	laneKey: string,
+	lane: Lane,
 	item: I,
 	run: (items: I[]) => Promise<O[]>,
 	asCallers: (error: unknown) => unknown,
 	gather?: Gather,
 ): Promise<O> {
 	return await new Promise<O>((resolve, reject) => {
-		const lane: Lane = state.lanes.get(laneKey) ?? { busy: false, waiting: [] };
-		state.lanes.set(laneKey, lane);
 		lane.waiting.push({ item, resolve, reject, run, asCallers } as Waiting<unknown, unknown>);
 		lane.joined?.();
-		if (!lane.busy) void drain(laneKey, lane, gather);
+		if (!lane.busy) void drain(lane, gather);
 	});
 }
 
-async function drain(laneKey: string, lane: Lane, gather?: Gather) {
+async function drain(lane: Lane, gather?: Gather) {
 	lane.busy = true;
 	if (gather !== undefined && gather.until > 1 && gather.ms > 0 && gather.upToMs > 0) {
 		const until = Math.min(gather.until, MAX_BATCH);
@@ -72,5 +70,4 @@ async function drain(laneKey: string, lane: Lane, gather?: Gather) {
 		}
 	}
 	lane.busy = false;
-	state.lanes.delete(laneKey);
 }

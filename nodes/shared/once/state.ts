@@ -78,7 +78,7 @@ function freshState() {
 		tableIds: new Map<string, string>(),
 		/** By API URL and table id. */
 		tables: new Map<string, TableMemory>(),
-		/** Calls waiting to go out together, by lane (see inBatch). */
+		/** Calls waiting to go out together, by lane (see table.ts laneOf). */
 		lanes: new Map<string, Lane>(),
 		/** Work done whose `done` row n8n's API has not taken yet, by record key: counts as done here. */
 		pendingDone: new Map<string, { at: number; detail: string }>(),

@@ -12,7 +12,7 @@ import {
 	type RecordTarget,
 } from '../recordApi';
 import { inBatch, type Gather } from './batches';
-import { memoryOfTable, state, type WaitingWrite, type WriteQueue } from './state';
+import { memoryOfTable, state, type Lane, type WaitingWrite, type WriteQueue } from './state';
 import {
 	MAX_RECORD_RETENTION_MS,
 	RECORD_COLUMNS,
@@ -166,8 +166,15 @@ export const asCallersOf =
 	};
 
 /** Calls of one kind on one table with one key go out together (see inBatch). */
-export const laneOf = (kind: string, table: Table) =>
-	`${kind} ${table.target.baseUrl} ${table.id} ${table.target.apiKey}`;
+export function laneOf(kind: string, table: Table): Lane {
+	const key = `${kind} ${table.target.baseUrl} ${table.id} ${table.target.apiKey}`;
+	let lane = state.lanes.get(key);
+	if (lane === undefined) {
+		lane = { busy: false, waiting: [] };
+		state.lanes.set(key, lane);
+	}
+	return lane;
+}
 
 /** n8n's public API returns at most this many rows per page (MAX_ITEMS_PER_PAGE, @n8n/api-types). */
 export const PAGE_ROWS = 250;
