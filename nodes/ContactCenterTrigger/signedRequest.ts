@@ -28,6 +28,14 @@ export type SignedBody =
 
 type SigningKey = { ok: true; key: Buffer } | { ok: false; message: string };
 
+/** The node's signing secret credential by its own name: a user may have several of the type. */
+const signingCredentialOf = (context: IWebhookFunctions | IHookFunctions) => {
+	const name = context.getNode().credentials?.[SIGNING_SECRET_CREDENTIAL]?.name;
+	return name
+		? `"${name}" credential (Contact Center Signing Secret API)`
+		: `"Contact Center Signing Secret API" credential`;
+};
+
 async function signingKeyOf(context: IWebhookFunctions | IHookFunctions): Promise<SigningKey> {
 	if (!context.getNode().credentials?.[SIGNING_SECRET_CREDENTIAL]) {
 		return {
@@ -40,7 +48,7 @@ async function signingKeyOf(context: IWebhookFunctions | IHookFunctions): Promis
 	if (secret.ok) return secret;
 	return {
 		ok: false,
-		message: `The "Contact Center Signing Secret API" credential cannot be used: ${secret.detail}`,
+		message: `The ${signingCredentialOf(context)} cannot be used: ${secret.detail}`,
 	};
 }
 
@@ -114,7 +122,8 @@ export async function readSignedBody(context: IWebhookFunctions): Promise<Signed
 			signature = verifySignature(rawBody, header, key);
 		}
 	}
-	if (!signature.valid) return { ok: false, refusal: signatureRefusal(signature.reason) };
+	if (!signature.valid)
+		return { ok: false, refusal: signatureRefusal(signature.reason, signingCredentialOf(context)) };
 
 	const parsed = parseJsonObjectBody(rawBody);
 	if (!parsed.ok) {
@@ -132,14 +141,14 @@ export async function readSignedBody(context: IWebhookFunctions): Promise<Signed
 	return { ok: true, body: parsed.value, rawBody, key };
 }
 
-function signatureRefusal(reason: SignatureFailure): Refusal {
+function signatureRefusal(reason: SignatureFailure, credential: string): Refusal {
 	const answer = describeSignatureFailure(reason);
 	if (reason === 'mismatch') {
 		return {
 			cause: 'signatureMismatch',
 			status: 401,
 			answer,
-			what: 'The signature did not match the secret key in the "Contact Center Signing Secret API" credential',
+			what: `The signature did not match the secret key in the ${credential}`,
 			fix: "The service signs with the secret key it showed when this URL was last saved under Settings -> Integration & APIs -> CRM, and saving the URL again makes a new key: paste the service's current secret key into the credential.",
 		};
 	}

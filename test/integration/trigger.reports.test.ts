@@ -94,7 +94,7 @@ describe('write back in one n8n process: refusals reported in n8n', () => {
 		expect(Object.keys(reports[0].resultData.runData)).toEqual(['Contact Center Trigger']);
 		const error = errorOf(reports[0]);
 		expect(error?.message).toMatch(
-			/^The signature did not match the secret key in the "Contact Center Signing Secret API" credential: 1 call to the write back URL refused \(401\) since /,
+			/^The signature did not match the secret key in the "contactCenterSigningSecretApi credential" credential \(Contact Center Signing Secret API\): 1 call to the write back URL refused \(401\) since /,
 		);
 		expect(error?.description).toMatch(
 			/paste the service's current secret key into the credential/,

@@ -218,7 +218,7 @@ describe('Contact Center Trigger: how n8n serves each endpoint', () => {
 		await expect(methods.create.call(hookContext(DEFAULT_SIGNING_SECRET))).resolves.toBe(true);
 		await expect(methods.delete.call(hookContext(DEFAULT_SIGNING_SECRET))).resolves.toBe(true);
 		await expect(methods.checkExists.call(hookContext('not-hex'))).rejects.toThrow(
-			/credential cannot be used: the secret contains characters other than 0-9 and a-f/,
+			/credential \(Contact Center Signing Secret API\) cannot be used: the secret contains characters other than 0-9 and a-f/,
 		);
 		await expect(
 			methods.checkExists.call(hookContext(DEFAULT_SIGNING_SECRET, false)),
@@ -333,7 +333,7 @@ describe('Contact Center Trigger: signature check on every endpoint', () => {
 				body: lookupBody,
 				credentialStore: credentialsWith(secret),
 			});
-			expectRejected(result, 500, /"Contact Center Signing Secret API" credential cannot be used/);
+			expectRejected(result, 500, /"contactCenterSigningSecretApi credential" credential \(Contact Center Signing Secret API\) cannot be used/);
 			expectRejected(result, 500, detail);
 			expectRejected(result, 500, /must fix the credential; the call was not processed/);
 		},
