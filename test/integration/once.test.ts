@@ -6,18 +6,23 @@
  */
 import type { IExecuteFunctions, IHookFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { ContactCenterRecordApi } from '../../credentials/ContactCenterRecordApi.credentials';
 import {
 	DEFAULT_RECORD_WINDOWS,
 	RECORD_COLUMNS,
 	once,
-	type Claim,
 	type Ticket,
 	type Work,
 } from '../../nodes/shared/once';
 import { setRecordTiming } from '../harness/processState';
-import { createCredentialStore } from '../harness';
-import { RECORD_TABLE, recordRows, runWithRecord, useRecordApi, waitFor } from './recordFaults';
+import {
+	RECORD_TABLE,
+	recordCredentialsWith,
+	recordRows,
+	runWithRecord,
+	ticketOf,
+	useRecordApi,
+	waitFor,
+} from './recordFaults';
 
 const fixture = useRecordApi();
 
@@ -40,11 +45,6 @@ async function callsDuring(work: () => Promise<unknown>): Promise<string[]> {
 	await work();
 	return fixture.api.calls.slice(from).map((call) => call.operation);
 }
-
-const ticketOf = (claimed: Claim): Ticket => {
-	if (claimed.state !== 'claimed') throw new Error(`The work was not claimed: ${claimed.state}`);
-	return claimed.ticket;
-};
 
 /** A production run's item as this process's webhook call hands it over. */
 function handedItem(work: Work, ticket: Ticket | undefined): INodeExecutionData {
@@ -334,17 +334,7 @@ describe('once in the shared table: a claim left by a process that stopped', () 
 });
 
 describe('once.activate', () => {
-	const credentialsOf = (apiKey: string) =>
-		createCredentialStore(
-			{
-				contactCenterRecordApi: {
-					baseUrl: fixture.api.baseUrl,
-					apiKey,
-					dataTableName: RECORD_TABLE,
-				},
-			},
-			{ credentialTypes: [new ContactCenterRecordApi()] },
-		);
+	const credentialsOf = (apiKey: string) => recordCredentialsWith(fixture.api, apiKey);
 
 	it("creates the record's data table with its columns when it does not exist yet", async () => {
 		const { apiKey } = fixture.api.addUser('new-user');

@@ -4,11 +4,17 @@
  */
 import { sleep, type IExecuteFunctions } from 'n8n-workflow';
 
-import { ContactCenterRecordApi } from '../../credentials/ContactCenterRecordApi.credentials';
-import { once, type Claim, type Ticket } from '../../nodes/shared/once';
-import { createCredentialStore } from '../harness';
+import { once, type Ticket } from '../../nodes/shared/once';
 import { setRecordTiming } from '../harness/processState';
-import { RECORD_TABLE, recordRows, runWithRecord, useRecordApi, waitFor } from './recordFaults';
+import {
+	RECORD_TABLE,
+	recordCredentialsWith,
+	recordRows,
+	runWithRecord,
+	ticketOf,
+	useRecordApi,
+	waitFor,
+} from './recordFaults';
 
 const fixture = useRecordApi();
 
@@ -18,11 +24,6 @@ const withRecord = async (verbs: (context: IExecuteFunctions) => Promise<void>) 
 /** Claims in the shared table, as a send does: every claim is a row. */
 const claim = async (context: IExecuteFunctions, scope: string, key: string) =>
 	await once.claim(context, { scope, key }, 'send');
-
-const ticketOf = (claimed: Claim): Ticket => {
-	if (claimed.state !== 'claimed') throw new Error(`The work was not claimed: ${claimed.state}`);
-	return claimed.ticket;
-};
 
 /** The record's `running` rows of a record key. */
 const runningRowsOf = (recordKey: string) =>
@@ -149,18 +150,10 @@ describe("record writes waiting for n8n's API", () => {
 		setRecordTiming({ retryBudgetMs: 50, pendingRetryMs: 100 });
 		const user = fixture.api.addUser('two-keys');
 		const keys = { a: user.apiKey, b: fixture.api.addKey(user.userId) };
-		const credentialsWith = (apiKey: string) =>
-			createCredentialStore(
-				{
-					contactCenterRecordApi: {
-						baseUrl: fixture.api.baseUrl,
-						apiKey,
-						dataTableName: RECORD_TABLE,
-					},
-				},
-				{ credentialTypes: [new ContactCenterRecordApi()] },
-			);
-		const credentials = { a: credentialsWith(keys.a), b: credentialsWith(keys.b) };
+		const credentials = {
+			a: recordCredentialsWith(fixture.api, keys.a),
+			b: recordCredentialsWith(fixture.api, keys.b),
+		};
 		const tickets: Partial<Record<'a' | 'b', Ticket>> = {};
 		for (const which of ['a', 'b'] as const)
 			await runWithRecord(credentials[which], async (context) => {

@@ -15,6 +15,7 @@ import {
 
 import { ContactCenterRecordApi } from '../../credentials/ContactCenterRecordApi.credentials';
 import { ContactCenterTrigger } from '../../nodes/ContactCenterTrigger/ContactCenterTrigger.node';
+import type { Claim, Ticket } from '../../nodes/shared/once';
 import { ContactCenterSigningSecretApi } from '../../credentials/ContactCenterSigningSecretApi.credentials';
 import { resetRecordTiming } from '../harness/processState';
 import { createCredentialStore, runNode, type CredentialStore } from '../harness';
@@ -254,3 +255,16 @@ let keyCount = 0;
 /** `count` keys no earlier test used. */
 export const newKeys = (label: string, count: number) =>
 	Array.from({ length: count }, (_, i) => `${label}-${++keyCount}-${i}`);
+
+/** A record credential on the stand-in with `apiKey` (a store of its own: its own credential id). */
+export const recordCredentialsWith = (api: DataTableApi, apiKey: string) =>
+	createCredentialStore(
+		{ contactCenterRecordApi: { baseUrl: api.baseUrl, apiKey, dataTableName: RECORD_TABLE } },
+		{ credentialTypes: [new ContactCenterRecordApi()] },
+	);
+
+/** The ticket of a claim that must have been taken. */
+export const ticketOf = (claimed: Claim): Ticket => {
+	if (claimed.state !== 'claimed') throw new Error(`The work was not claimed: ${claimed.state}`);
+	return claimed.ticket;
+};
