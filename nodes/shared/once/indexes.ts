@@ -44,9 +44,9 @@ async function readIntoIndex(
 
 async function loadIndex(context: RecordContext, table: Table, index: ScopeIndex): Promise<void> {
 	const calls = await readIntoIndex(context, table, index);
-	index.finishLoading();
+	index.loaded = true;
 	context.logger.info(
-		`Contact Center record: ${index.doneKeys} done keys of ${index.scope} loaded into this process's index in ${Date.now() - index.startedAt} ms (${calls} calls)`,
+		`Contact Center record: ${index.keys} keys of ${index.scope} loaded into this process's index in ${Date.now() - index.startedAt} ms (${calls} calls)`,
 	);
 }
 
@@ -111,7 +111,7 @@ export async function usableIndexOf(
 	now: number,
 ): Promise<ScopeIndex | undefined> {
 	const index = scopeIndexOf(context, table, scope, now);
-	if (index?.isLoaded !== true || !keyUsable(table.target, now)) return undefined;
+	if (index?.loaded !== true || !keyUsable(table.target, now)) return undefined;
 	await catchUpOnceAMinute(context, table, index, now);
 	return index;
 }

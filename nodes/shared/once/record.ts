@@ -230,22 +230,13 @@ export const record = {
 
 	/**
 	 * As check, for a scope whose every row this process writes itself (the one-process strategy):
-	 * once this process's index of the scope is loaded, a key it does not know is free without a
-	 * call; a key it knows is read as check reads it (so a row deleted by hand counts at once).
-	 * Rows others add count from a minute after.
+	 * a key its loaded index knows to have no row is free without a call (see scopeIndex.ts).
 	 */
 	async checkKnownScope(context: RecordContext, work: Work): Promise<CheckResult> {
-		const windows = windowsOf(work);
 		return await checkKey(context, work, async (table, recordKey, now) => {
 			const index = await usableIndexOf(context, table, work.scope, now);
-			if (index === undefined)
-				return decideRead(await rowsOfKey(context, table, recordKey), now, windows);
-			const known = index.decide(recordKey, now, windows);
-			if (known?.state === 'free') return known;
-			const readStart = index.readStarts();
-			const rows = await rowsOfKey(context, table, recordKey);
-			index.replaceKey(recordKey, rows, readStart);
-			return decideRead(rows, now, windows);
+			if (index?.hasNoRows(recordKey, now) === true) return { state: 'free' };
+			return decideRead(await rowsOfKey(context, table, recordKey), now, windowsOf(work));
 		});
 	},
 

@@ -35,19 +35,9 @@ export interface Table {
 	id: string;
 }
 
-type RowChange =
-	| { kind: 'inserted'; rows: RecordRow[] }
-	/** Rows turned `done`, as n8n returned them. */
-	| { kind: 'updated'; rows: RecordRow[] }
-	| { kind: 'deleted'; ids: number[] };
-
-/** Tells the indexes of the table's scopes of a change this process made to its rows. */
-function changed(table: Table, change: RowChange) {
-	for (const index of memoryOfTable(table).scopeIndexes.values()) {
-		if (change.kind === 'inserted') for (const row of change.rows) index.inserted(row);
-		else if (change.kind === 'updated') index.updated(change.rows);
-		else index.deleted(change.ids);
-	}
+/** Tells the indexes of the table's scopes of rows this process inserted (see scopeIndex.ts). */
+function tellIndexes(table: Table, rows: RecordRow[]) {
+	for (const index of memoryOfTable(table).scopeIndexes.values()) index.add(rows);
 }
 
 async function findTable(
@@ -259,10 +249,10 @@ export async function insertRow(
 					`n8n did not return the ids of the new rows in the record: ${JSON.stringify(inserted)}`,
 				);
 			}
-			changed(table, {
-				kind: 'inserted',
-				rows: rows.map((written, i) => ({ ...written, id: ids[i] })),
-			});
+			tellIndexes(
+				table,
+				rows.map((written, i) => ({ ...written, id: ids[i] })),
+			);
 			return ids;
 		},
 		asCallersOf(context),
@@ -292,7 +282,6 @@ export async function markRowDone(
 					},
 				}),
 			);
-			changed(table, { kind: 'updated', rows });
 			return ids.map((wanted) => rows.some((row) => row.id === wanted));
 		},
 		asCallersOf(context),
@@ -316,7 +305,6 @@ export async function deleteRow(context: RecordContext, table: Table, id: number
 		id,
 		async (ids) => {
 			await deleteRowsWhere(context, table, anyIdFilter(ids));
-			changed(table, { kind: 'deleted', ids });
 			return ids.map(() => undefined);
 		},
 		asCallersOf(context),
