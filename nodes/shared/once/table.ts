@@ -16,8 +16,7 @@ import { memoryOfTable, state, type Lane, type WaitingWrite, type WriteQueue } f
 import {
 	MAX_RECORD_RETENTION_MS,
 	RECORD_COLUMNS,
-	anyIdFilter,
-	anyKeyFilter,
+	anyOf,
 	rowsOf,
 	type RecordFilter,
 	type RecordRow,
@@ -186,7 +185,7 @@ async function readKeys(
 	recordKeys: string[],
 ): Promise<RecordRow[]> {
 	const rows: RecordRow[] = [];
-	const filter = JSON.stringify(anyKeyFilter([...new Set(recordKeys)]));
+	const filter = JSON.stringify(anyOf('recordKey', [...new Set(recordKeys)]));
 	for (let cursor: string | undefined, page = 0; page < 100; page++) {
 		const answer = (await api(context, table.target, 'GET', rowsPath(table), {
 			qs: { filter, sortBy: 'id:asc', limit: PAGE_ROWS, ...(cursor ? { cursor } : {}) },
@@ -286,7 +285,7 @@ export async function markRowDone(
 			const rows = rowsOf(
 				await api(context, table.target, 'PATCH', `${rowsPath(table)}/update`, {
 					body: {
-						filter: anyIdFilter([...new Set(ids)]),
+						filter: anyOf('id', [...new Set(ids)]),
 						data: { state: 'done', stateAt: Date.now(), detail: '' },
 						returnData: true,
 					},
@@ -315,7 +314,7 @@ export async function deleteRow(context: RecordContext, table: Table, id: number
 		laneOf('delete', table),
 		id,
 		async (ids) => {
-			await deleteRowsWhere(context, table, anyIdFilter(ids));
+			await deleteRowsWhere(context, table, anyOf('id', ids));
 			changed(table, { kind: 'deleted', ids });
 			return ids.map(() => undefined);
 		},
