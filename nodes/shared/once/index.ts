@@ -2,12 +2,11 @@ import type { IExecuteFunctions, IHookFunctions, INodeExecutionData } from 'n8n-
 
 import { targetForActivation, type RecordContext } from '../recordApi';
 import type { Gather } from './batches';
-import { claimHold, releaseHold } from './holds';
 import { forgetIndex } from './indexes';
 import { record } from './record';
 import { readTableAfresh } from './table';
 import type { CheckResult } from './rows';
-import { state } from './state';
+import { claimHold, releaseHold, state } from './state';
 import {
 	CLAIM_ID_FIELD,
 	learnWhereRunsStay,

@@ -3,9 +3,8 @@ import type { INodeExecutionData } from 'n8n-workflow';
 import { refuseWhileStorageFull, type RecordContext } from '../recordApi';
 import type { Gather } from './batches';
 import { record } from './record';
-import { claimHold, releaseHold } from './holds';
 import type { CheckResult, Work } from './rows';
-import { state, type Hold } from './state';
+import { claimHold, releaseHold, state, type Hold } from './state';
 
 export type { Hold } from './state';
 export type { Work } from './rows';
