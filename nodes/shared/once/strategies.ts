@@ -60,9 +60,9 @@ async function writeDone(
 	whenRecordFails: WhenRecordFails,
 	gather: Gather,
 ): Promise<void> {
-	if (whenRecordFails === 'throw')
-		await record.finish(context, ticket.work, detail, ticket.claimId, gather);
-	else await record.finishAndKeepTrying(context, ticket.work, detail, ticket.claimId, gather);
+	const done = { work: ticket.work, claimId: ticket.claimId, detail };
+	if (whenRecordFails === 'throw') await record.finish(context, done, gather);
+	else await record.finishAndKeepTrying(context, done, gather);
 }
 
 /**
