@@ -1,6 +1,9 @@
-import { claimHold as claimIn, releaseHold as releaseIn } from '../../nodes/shared/once/holds';
 import { DEFAULT_RECORD_WINDOWS } from '../../nodes/shared/once/rows';
-import type { Hold } from '../../nodes/shared/once/state';
+import {
+	claimHold as claimIn,
+	releaseHold as releaseIn,
+	type Hold,
+} from '../../nodes/shared/once/state';
 
 const holds = new Map<string, Hold>();
 const claimHold = (work: { scope: string; key: string }, now: number) => claimIn(holds, work, now);

@@ -1,12 +1,10 @@
 import {
 	DEFAULT_RECORD_WINDOWS,
-	anyIdFilter,
-	anyKeyFilter,
+	anyOf,
 	filterOf,
 	recordKeyOf,
 	decideClaim,
 	decideRead,
-	latestDone,
 	ownClaimRows,
 	rowsOf,
 	type RecordRow,
@@ -74,11 +72,11 @@ describe('decideClaim', () => {
 	});
 });
 
-describe('latestDone', () => {
+describe('the latest done row', () => {
 	test('picks the latest done row within the retention', () => {
 		const rows = [row(1, 'done', 5000, 'a'), row(2, 'done', 1000, 'b'), row(3, 'running')];
-		expect(latestDone(rows, NOW)?.detail).toBe('b');
-		expect(latestDone([row(3, 'running')], NOW)).toBeUndefined();
+		expect(decideRead(rows, NOW)).toEqual({ state: 'done', at: NOW - 1000, detail: 'b' });
+		expect(decideRead([row(3, 'running')], NOW)).toEqual({ state: 'running', since: NOW });
 	});
 });
 
@@ -122,14 +120,14 @@ describe('filters', () => {
 	});
 
 	test('a batch reads or deletes any of its keys or ids', () => {
-		expect(anyKeyFilter(['a|1', 'a|2'])).toEqual({
+		expect(anyOf('recordKey', ['a|1', 'a|2'])).toEqual({
 			type: 'or',
 			filters: [
 				{ columnName: 'recordKey', condition: 'eq', value: 'a|1' },
 				{ columnName: 'recordKey', condition: 'eq', value: 'a|2' },
 			],
 		});
-		expect(anyIdFilter([4, 9]).filters.map((f) => f.value)).toEqual([4, 9]);
+		expect(anyOf('id', [4, 9]).filters.map((f) => f.value)).toEqual([4, 9]);
 	});
 });
 

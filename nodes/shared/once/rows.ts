@@ -1,36 +1,30 @@
-/**
- * The rows of the durable record ("was this already done?") and the pure decisions over them.
- * Each row is one attempt at a piece of work, written as its own insert into an n8n data table:
- * `running` while a process holds it, `done` once the work succeeded. Nothing is ever rewritten as
- * a whole, so writes of several n8n processes at the same moment cannot lose each other.
- */
+// The record's rows and the pure decisions over them. Each row is one attempt at a piece of work,
+// inserted on its own (`running` while a process holds it, `done` once the work succeeded) and
+// never rewritten as a whole, so concurrent writes of several processes cannot lose each other.
 
 export const RECORD_COLUMNS = [
 	{ name: 'scope', type: 'string' },
-	/** `<scope>|<key>`: see recordKeyOf. */
 	{ name: 'recordKey', type: 'string' },
 	{ name: 'state', type: 'string' },
 	{ name: 'stateAt', type: 'number' },
 	{ name: 'detail', type: 'string' },
 ] as const;
 
-type RecordState = 'running' | 'done';
-
 export interface RecordRow {
 	id: number;
 	scope: string;
+	/** `<scope>|<key>`: see recordKeyOf. */
 	recordKey: string;
-	state: RecordState;
-	/** When the row got its state (ms since the epoch). */
+	state: 'running' | 'done';
 	stateAt: number;
-	/** What the work left to tell later (e.g. a message id), as text. */
+	/** What the work left to tell later (e.g. a message id). */
 	detail: string;
 }
 
 export interface RecordWindows {
 	/** How long a `done` row answers "already done". */
 	retentionMs: number;
-	/** How long a `running` row holds its key; older ones are taken to have died with their process. */
+	/** How long a `running` row holds its key; older ones died with their process. */
 	claimMs: number;
 }
 
@@ -43,105 +37,45 @@ export const DEFAULT_RECORD_WINDOWS: RecordWindows = {
 	claimMs: 15 * 60 * 1000,
 };
 
-/** What the record says of a key: done (when, and what its work left to tell), held, or free. */
-export type CheckResult =
-	| { state: 'done'; at: number; detail: string }
-	/** `since`: when the claim that holds the key was taken. */
-	| { state: 'running'; since: number }
-	| { state: 'free' };
+type Done = { state: 'done'; at: number; detail: string };
+export type CheckResult = Done | { state: 'running'; since: number } | { state: 'free' };
+/** A claim's outcome: `Claimed` (its own), done, or held by another claim. */
+export type Outcome<Claimed> = Claimed | Done | { state: 'running'; since?: number };
 
-type ClaimDecision =
-	/** `lapsedClaimAt`: when the latest claim older than the claim window was taken (its process died). */
+type ClaimDecision = Outcome<
+	/** `lapsedClaimAt`: when the latest claim past the claim window was taken (its process died). */
 	| { state: 'claimed'; lapsedClaimAt?: number }
-	| Exclude<CheckResult, { state: 'free' }>
 	/** Our own row is gone (deleted meanwhile, e.g. by hand): claim again. */
-	| { state: 'lost' };
+	| { state: 'lost' }
+>;
 
 /** Rows as the API returned them; anything not shaped like a row is left out. */
 export function rowsOf(value: unknown): RecordRow[] {
-	const list = Array.isArray(value)
-		? value
-		: Array.isArray((value as { data?: unknown } | null)?.data)
-			? (value as { data: unknown[] }).data
-			: [];
+	const data = (value as { data?: unknown } | null)?.data;
+	const list: unknown[] = Array.isArray(value) ? value : Array.isArray(data) ? data : [];
 	return list.flatMap((entry) => {
-		const row = entry as Partial<Record<keyof RecordRow, unknown>> | null;
-		if (row === null || typeof row !== 'object') return [];
-		const id = Number(row.id);
-		const stateAt = Number(row.stateAt);
-		if (!Number.isFinite(id) || !Number.isFinite(stateAt)) return [];
-		if (row.state !== 'running' && row.state !== 'done') return [];
-		return [
-			{
-				id,
-				scope: String(row.scope ?? ''),
-				recordKey: String(row.recordKey ?? ''),
-				state: row.state,
-				stateAt,
-				detail: typeof row.detail === 'string' ? row.detail : '',
-			},
-		];
+		if (entry === null || typeof entry !== 'object') return [];
+		const { id, scope, recordKey, state, stateAt, detail } = entry as Record<string, unknown>;
+		const row = { id: Number(id), stateAt: Number(stateAt), state };
+		if (!Number.isFinite(row.id) || !Number.isFinite(row.stateAt)) return [];
+		if (state !== 'running' && state !== 'done') return [];
+		const text = { scope: String(scope ?? ''), recordKey: String(recordKey ?? '') };
+		return [{ ...row, ...text, state, detail: typeof detail === 'string' ? detail : '' }];
 	});
 }
 
 /**
- * Decides a claim from every row of its key, read after our own row (`ownId`) was inserted: a
- * `done` row within the retention wins over everything; else the oldest live `running` row (the
- * database's row ids give one order that every process sees) holds the key.
- */
-export function decideClaim(
-	rows: RecordRow[],
-	ownId: number,
-	now: number,
-	windows: RecordWindows = DEFAULT_RECORD_WINDOWS,
-): ClaimDecision {
-	const done = latestDone(rows, now, windows);
-	if (done) return { state: 'done', at: done.stateAt, detail: done.detail };
-	const isLive = (row: RecordRow) => row.id === ownId || row.stateAt >= now - windows.claimMs;
-	const running = rows.filter((row) => row.state === 'running');
-	const live = running.filter(isLive).sort((a, b) => a.id - b.id);
-	if (!live.some((row) => row.id === ownId)) return { state: 'lost' };
-	if (live[0].id !== ownId) return { state: 'running', since: live[0].stateAt };
-	const lapsed = running
-		.filter((row) => !isLive(row) && row.stateAt >= now - windows.retentionMs)
-		.map((row) => row.stateAt);
-	return lapsed.length > 0
-		? { state: 'claimed', lapsedClaimAt: Math.max(...lapsed) }
-		: { state: 'claimed' };
-}
-
-/**
- * A claim's rows among its key's rows: the one it inserted and any other row with its token (an
- * insert sent again after its answer was lost adds one). The oldest is the claim's own row, as
- * it is the one the database ordered first; the others are to be deleted and are left out of the
- * rows a decision is made from.
- */
-export function ownClaimRows(
-	rows: RecordRow[],
-	insertedId: number,
-	token: string,
-): { ownId: number; otherOwnIds: number[]; rows: RecordRow[] } {
-	const isOwn = (row: RecordRow) => row.id === insertedId || row.detail === token;
-	const ownIds = [insertedId, ...rows.filter(isOwn).map((row) => row.id)];
-	const ownId = Math.min(...ownIds);
-	const otherOwnIds = [...new Set(ownIds)].filter((id) => id !== ownId);
-	return {
-		ownId,
-		otherOwnIds,
-		rows: rows.filter((row) => !isOwn(row) || row.id === ownId),
-	};
-}
-
-/**
- * What the rows of a key say to a caller that holds no row of its own: done within the
- * retention, held by a live claim (the oldest one's time), or free.
+ * What a key's rows say to a caller without a row of its own: the latest `done` row within the
+ * retention wins; else the oldest live `running` row (row ids give one order every process sees).
  */
 export function decideRead(
 	rows: RecordRow[],
 	now: number,
 	windows: RecordWindows = DEFAULT_RECORD_WINDOWS,
 ): CheckResult {
-	const done = latestDone(rows, now, windows);
+	const [done] = rows
+		.filter((row) => row.state === 'done' && row.stateAt >= now - windows.retentionMs)
+		.sort((a, b) => b.stateAt - a.stateAt);
 	if (done) return { state: 'done', at: done.stateAt, detail: done.detail };
 	const live = rows
 		.filter((row) => row.state === 'running' && row.stateAt >= now - windows.claimMs)
@@ -149,66 +83,71 @@ export function decideRead(
 	return live.length > 0 ? { state: 'running', since: live[0].stateAt } : { state: 'free' };
 }
 
-/** The latest `done` row within the retention, if any. */
-export function latestDone(
+/** Decides a claim from its key's rows, read after its own row (`ownId`) was inserted. */
+export function decideClaim(
 	rows: RecordRow[],
+	ownId: number,
 	now: number,
 	windows: RecordWindows = DEFAULT_RECORD_WINDOWS,
-): RecordRow | undefined {
-	return rows
-		.filter((row) => row.state === 'done' && row.stateAt >= now - windows.retentionMs)
-		.sort((a, b) => b.stateAt - a.stateAt)[0];
+): ClaimDecision {
+	const earlier = rows.filter((row) => row.state === 'done' || row.id < ownId);
+	const before = decideRead(earlier, now, windows);
+	if (before.state === 'done') return before;
+	if (!rows.some((row) => row.id === ownId && row.state === 'running')) return { state: 'lost' };
+	if (before.state === 'running') return before;
+	const lapsed = rows
+		.filter((row) => row.state === 'running' && row.id !== ownId)
+		.map((row) => row.stateAt)
+		.filter((at) => at < now - windows.claimMs && at >= now - windows.retentionMs);
+	return lapsed.length > 0
+		? { state: 'claimed', lapsedClaimAt: Math.max(...lapsed) }
+		: { state: 'claimed' };
+}
+
+/**
+ * A claim's rows among its key's rows: the one it inserted and any other with its token (an insert
+ * sent again after its answer was lost adds one). The oldest is its own row; the others are to be
+ * deleted and are left out of the rows a decision is made from.
+ */
+export function ownClaimRows(rows: RecordRow[], insertedId: number, token: string) {
+	const isOwn = (row: RecordRow) => row.id === insertedId || row.detail === token;
+	const ownIds = [insertedId, ...rows.filter(isOwn).map((row) => row.id)];
+	const ownId = Math.min(...ownIds);
+	return {
+		ownId,
+		otherOwnIds: [...new Set(ownIds)].filter((id) => id !== ownId),
+		rows: rows.filter((row) => !isOwn(row) || row.id === ownId),
+	};
 }
 
 type Condition = 'eq' | 'lt' | 'gt' | 'gte';
+type Rule = [column: string, condition: Condition, value: unknown];
 
-/** A data table filter of n8n's public API. */
+/** A data table filter of n8n's public API: every condition holds (`and`) or any one (`or`). */
 export interface RecordFilter {
 	type: 'and' | 'or';
 	filters: Array<{ columnName: string; condition: Condition; value: unknown }>;
 }
 
-/** A data table filter (n8n public API): every condition must hold. */
-export function filterOf(
-	conditions: Array<[column: string, condition: Condition, value: unknown]>,
-) {
-	return {
-		type: 'and' as const,
-		filters: conditions.map(([columnName, condition, value]) => ({ columnName, condition, value })),
-	};
-}
+export const filterOf = (rules: Rule[], type: RecordFilter['type'] = 'and'): RecordFilter => ({
+	type,
+	filters: rules.map(([columnName, condition, value]) => ({ columnName, condition, value })),
+});
 
-/**
- * The record key of a piece of work (the `recordKey` column): its scope and its key together, so that one equality (or a list
- * of them) finds exactly one piece of work's rows.
- */
+/** Rows whose `column` is any of `values` (one request for a batch). */
+export const anyOf = (column: 'recordKey' | 'id', values: unknown[]) =>
+	filterOf(
+		values.map((value): Rule => [column, 'eq', value]),
+		'or',
+	);
+
 export const recordKeyOf = (scope: string, key: string) => `${scope}|${key}`;
-
-/** Rows of any of these record keys (one request for a batch of deliveries). */
-export const anyKeyFilter = (recordKeys: string[]): RecordFilter => ({
-	type: 'or' as const,
-	filters: recordKeys.map((value) => ({
-		columnName: 'recordKey',
-		condition: 'eq' as const,
-		value,
-	})),
-});
-
-/** Rows with any of these ids. */
-export const anyIdFilter = (ids: number[]): RecordFilter => ({
-	type: 'or' as const,
-	filters: ids.map((value) => ({ columnName: 'id', condition: 'eq' as const, value })),
-});
 
 /**
  * A piece of work: `scope` separates the users of the record, `key` names the work in it.
- * `retentionMs`: how long its `done` row answers "already done" (the record's longest by default).
+ * `retentionMs`: how long its `done` row answers "already done" (the longest by default).
  */
-export interface Work {
-	scope: string;
-	key: string;
-	retentionMs?: number;
-}
+export type Work = { scope: string; key: string; retentionMs?: number };
 
 export const windowsOf = (work: Work): RecordWindows =>
 	work.retentionMs === undefined

@@ -3,6 +3,7 @@ import { NodeOperationError, sleep, type IDataObject } from 'n8n-workflow';
 import {
 	api,
 	contextWithoutExecution,
+	isPassingFailure,
 	kindOfRecordError,
 	recordError,
 	pendingRetryMs,
@@ -16,313 +17,243 @@ import { memoryOfTable, state, type Lane, type WaitingWrite, type WriteQueue } f
 import {
 	MAX_RECORD_RETENTION_MS,
 	RECORD_COLUMNS,
-	anyIdFilter,
-	anyKeyFilter,
+	anyOf,
 	rowsOf,
 	type RecordFilter,
 	type RecordRow,
 } from './rows';
 
-/**
- * The record's data table and its rows: the table found or created, and every row call, batched
- * with the process's concurrent calls. Every write tells this process's indexes of the table's
- * scopes (see indexes.ts), so no caller has to keep a cache of the rows up to date by hand.
- */
-
-/** A table as the row calls see it: the credential it was reached with and its id. */
-export interface Table {
-	target: RecordTarget;
-	id: string;
-}
+export type Table = { target: RecordTarget; id: string };
 
 /** Tells the indexes of the table's scopes of rows this process inserted (see scopeIndex.ts). */
 function tellIndexes(table: Table, rows: RecordRow[]) {
 	for (const index of memoryOfTable(table).scopeIndexes.values()) index.add(rows);
 }
 
-async function findTable(
-	context: RecordContext,
-	target: RecordTarget,
-): Promise<string | undefined> {
-	const found = (await api(context, target, 'GET', '/data-tables', {
-		qs: { filter: JSON.stringify({ name: target.tableName }), limit: 10 },
-	})) as { data?: Array<{ id?: unknown; name?: unknown }> };
-	const table = (found?.data ?? []).find((entry) => entry.name === target.tableName);
-	return table?.id === undefined ? undefined : String(table.id);
-}
+const idOf = (found?: { id?: unknown }) => (found?.id === undefined ? undefined : String(found.id));
 
-async function createTable(
-	context: RecordContext,
-	target: RecordTarget,
-): Promise<string | undefined> {
-	try {
-		const created = (await api(context, target, 'POST', '/data-tables', {
-			body: { name: target.tableName, columns: RECORD_COLUMNS.map((column) => ({ ...column })) },
-		})) as { id?: unknown };
-		return created?.id === undefined ? undefined : String(created.id);
-	} catch (error) {
-		// Another process created it at the same moment.
-		const id = await findTable(context, target);
-		if (id !== undefined) return id;
-		throw recordError(
-			context,
-			`The record's data table "${target.tableName}" could not be created: ${(error as Error).message}`,
-			statusOfRecordError(error),
-			kindOfRecordError(error),
-		);
-	}
-}
-
-/** The record's data table, created with its columns when it does not exist yet. */
-async function tableOf(
-	context: RecordContext,
-	target: RecordTarget,
-	{ lookUpAgain = false } = {},
-): Promise<Table> {
-	const known = lookUpAgain ? undefined : state.tableIds.get(target.cacheKey);
-	if (known !== undefined) return { target, id: known };
-	const id = (await findTable(context, target)) ?? (await createTable(context, target));
+/** The record's data table, created when it does not exist yet. */
+async function tableOf(context: RecordContext, target: RecordTarget, lookUpAgain = false) {
+	const { tableName: name, cacheKey } = target;
+	const find = async () => {
+		const found = (await api(context, target, 'GET', '/data-tables', {
+			qs: { filter: JSON.stringify({ name }), limit: 10 },
+		})) as { data?: Array<{ id?: unknown; name?: unknown }> };
+		return idOf(found?.data?.find((table) => table.name === name));
+	};
+	const create = async () => {
+		const body = { name, columns: RECORD_COLUMNS.map((column) => ({ ...column })) };
+		try {
+			return idOf(
+				(await api(context, target, 'POST', '/data-tables', { body })) as { id?: unknown },
+			);
+		} catch (error) {
+			// Another process created it at the same moment.
+			const id = await find();
+			if (id !== undefined) return id;
+			const message = `The record's data table "${name}" could not be created: ${(error as Error).message}`;
+			throw asRecordError(context, error, message);
+		}
+	};
+	const id =
+		(lookUpAgain ? undefined : state.tableIds.get(cacheKey)) ?? (await find()) ?? (await create());
 	if (id === undefined) {
-		throw recordError(
-			context,
-			`n8n did not return an id for the record's data table "${target.tableName}"`,
-		);
+		throw recordError(context, `n8n did not return an id for the record's data table "${name}"`);
 	}
-	state.tableIds.set(target.cacheKey, id);
+	state.tableIds.set(cacheKey, id);
 	return { target, id };
 }
 
-/**
- * Calls the record's table. A 404 (the table was deleted meanwhile) or a 403 (a cached table of
- * another user, or a key switched since) reads the credential afresh and looks the table up or
- * creates it again, once.
- */
+/** A record error as one of this caller's (its node), with the failure's status and kind. */
+const asRecordError = (
+	context: RecordContext,
+	error: unknown,
+	message = (error as Error).message,
+	description?: string,
+) =>
+	recordError(context, message, statusOfRecordError(error), kindOfRecordError(error), description);
+
+// A 404 (the table was deleted) or a 403 (a cached table of another user, or a key switched
+// since) reads the credential afresh and finds or creates the table again, once.
 export async function onTable<T>(
 	context: RecordContext,
 	call: (table: Table) => Promise<T>,
 ): Promise<T> {
 	const target = await targetOf(context);
-	const first = await call(await tableOf(context, target)).then(
-		(value) => ({ ok: true as const, value }),
-		(error: unknown) => ({ ok: false as const, error }),
-	);
-	if (first.ok) return first.value;
-	const status = statusOfRecordError(first.error);
-	const kind = kindOfRecordError(first.error);
-	if (!(kind === 'notFound' || (kind === 'credential' && status === 403))) {
-		if (first.error instanceof NodeOperationError) throw first.error;
-		throw recordError(context, (first.error as Error).message, status);
+	const table = await tableOf(context, target);
+	try {
+		return await call(table);
+	} catch (error) {
+		const status = statusOfRecordError(error);
+		const kind = kindOfRecordError(error);
+		if (!(kind === 'notFound' || (kind === 'credential' && status === 403))) {
+			throw error instanceof NodeOperationError
+				? error
+				: recordError(context, (error as Error).message, status);
+		}
 	}
 	state.tableIds.delete(target.cacheKey);
 	const fresh = await targetOf(context, target.credentialId !== undefined);
-	return await call(await tableOf(context, fresh, { lookUpAgain: true }));
+	return await call(await tableOf(context, fresh, true));
 }
 
-/**
- * The record's table as this process last found it, without a call: where waiting writes queue up
- * (see writeLater). A table not found yet queues under its credential's key alone.
- */
+/** The table as this process last found it, without a call: where waiting writes queue up. */
 export async function knownTable(context: RecordContext): Promise<Table> {
 	const target = await targetOf(context);
-	return {
-		target,
-		id: state.tableIds.get(target.cacheKey) ?? `(not found yet) ${target.cacheKey}`,
-	};
+	const id = state.tableIds.get(target.cacheKey) ?? `(not found yet) ${target.cacheKey}`;
+	return { target, id };
 }
 
-/** Looks the record's table up afresh (creating it if need be) and reads a row: throws if unusable. */
 export async function readTableAfresh(context: RecordContext, target: RecordTarget): Promise<void> {
-	const table = await tableOf(context, target, { lookUpAgain: true });
+	const table = await tableOf(context, target, true);
 	await api(context, target, 'GET', rowsPath(table), { qs: { limit: 1 } });
 }
 
-export const rowsPath = (table: Table) => `/data-tables/${encodeURIComponent(table.id)}/rows`;
+const rowsPath = (table: Table) => `/data-tables/${encodeURIComponent(table.id)}/rows`;
 
-/**
- * A batch's failure as this caller's own: the same error on the caller's node, so that what a run
- * reports names its own node, not the node of the caller whose call the batch went out as.
- */
-export const asCallersOf =
-	(context: RecordContext) =>
-	(error: unknown): unknown => {
-		if (!(error instanceof NodeOperationError)) return error;
-		return recordError(
-			context,
-			error.message,
-			statusOfRecordError(error),
-			kindOfRecordError(error),
-			error.description ?? undefined,
-		);
-	};
+/** A batch's failure as this caller's own, so that what a run reports names its own node. */
+export const asCallersOf = (context: RecordContext) => (error: unknown) =>
+	error instanceof NodeOperationError
+		? asRecordError(context, error, error.message, error.description ?? undefined)
+		: error;
 
 /** Calls of one kind on one table with one key go out together (see inBatch). */
 export function laneOf(kind: string, table: Table): Lane {
 	const key = `${kind} ${table.target.baseUrl} ${table.id} ${table.target.apiKey}`;
-	let lane = state.lanes.get(key);
-	if (lane === undefined) {
-		lane = { busy: false, waiting: [] };
-		state.lanes.set(key, lane);
-	}
+	const lane = state.lanes.get(key) ?? { busy: false, waiting: [] };
+	state.lanes.set(key, lane);
 	return lane;
 }
+
+const batched = async <I, O>(
+	context: RecordContext,
+	table: Table,
+	kind: string,
+	item: I,
+	gather: Gather | undefined,
+	run: (items: I[]) => Promise<O[]>,
+): Promise<O> => await inBatch(laneOf(kind, table), item, run, asCallersOf(context), gather);
 
 /** n8n's public API returns at most this many rows per page (MAX_ITEMS_PER_PAGE, @n8n/api-types). */
 export const PAGE_ROWS = 250;
 
-/** Every row of these record keys, oldest first, following n8n's pages. */
-async function readKeys(
-	context: RecordContext,
-	table: Table,
-	recordKeys: string[],
-): Promise<RecordRow[]> {
-	const rows: RecordRow[] = [];
-	const filter = JSON.stringify(anyKeyFilter([...new Set(recordKeys)]));
-	for (let cursor: string | undefined, page = 0; page < 100; page++) {
-		const answer = (await api(context, table.target, 'GET', rowsPath(table), {
-			qs: { filter, sortBy: 'id:asc', limit: PAGE_ROWS, ...(cursor ? { cursor } : {}) },
-		})) as { nextCursor?: unknown };
-		rows.push(...rowsOf(answer));
-		cursor = typeof answer?.nextCursor === 'string' ? answer.nextCursor : undefined;
-		if (cursor === undefined) break;
-	}
-	return rows;
-}
-
-/** The rows of one record key (read together with the process's concurrent reads). */
 export async function rowsOfKey(
 	context: RecordContext,
 	table: Table,
 	recordKey: string,
 	gather?: Gather,
 ): Promise<RecordRow[]> {
-	return await inBatch(
-		laneOf('read', table),
-		recordKey,
-		async (recordKeys) => {
-			const { deletingInBackground } = memoryOfTable(table);
-			const rows = (await readKeys(context, table, recordKeys)).filter(
-				(row) => !deletingInBackground.has(row.id),
-			);
-			return recordKeys.map((key) => rows.filter((row) => row.recordKey === key));
-		},
-		asCallersOf(context),
-		gather,
-	);
+	return await batched(context, table, 'read', recordKey, gather, async (recordKeys) => {
+		const filter = JSON.stringify(anyOf('recordKey', [...new Set(recordKeys)]));
+		const rows: RecordRow[] = [];
+		for (let cursor: string | undefined, page = 0; page < 100; page++) {
+			const answer = (await api(context, table.target, 'GET', rowsPath(table), {
+				qs: { filter, sortBy: 'id:asc', limit: PAGE_ROWS, ...(cursor ? { cursor } : {}) },
+			})) as { nextCursor?: unknown };
+			rows.push(...rowsOf(answer));
+			cursor = typeof answer?.nextCursor === 'string' ? answer.nextCursor : undefined;
+			if (cursor === undefined) break;
+		}
+		const { deletingInBackground } = memoryOfTable(table);
+		return recordKeys.map((key) =>
+			rows.filter((row) => row.recordKey === key && !deletingInBackground.has(row.id)),
+		);
+	});
 }
 
-/** One page of rows by a filter, as n8n returned it (rows and the number of entries). */
-export async function readPage(
-	context: RecordContext,
-	table: Table,
-	filter: RecordFilter,
-): Promise<{ rows: RecordRow[]; entries: number }> {
+export async function readPage(context: RecordContext, table: Table, filter: RecordFilter) {
 	const answer = (await api(context, table.target, 'GET', rowsPath(table), {
 		qs: { filter: JSON.stringify(filter), sortBy: 'id:asc', limit: PAGE_ROWS },
 	})) as { data?: unknown[] };
 	return { rows: rowsOf(answer), entries: answer?.data?.length ?? 0 };
 }
 
-/**
- * Inserts a row (batched with the process's concurrent inserts of rows of its state); resolves
- * with its id. `done` rows go in a lane of their own, so that a batch gathering them never holds
- * a claim back.
- */
+/** Resolves with the row's id. `done` rows have a lane of their own: gathering them holds no claim. */
 export async function insertRow(
 	context: RecordContext,
 	table: Table,
 	row: Omit<RecordRow, 'id'>,
 	gather?: Gather,
 ): Promise<number> {
-	return await inBatch(
-		laneOf(`insert ${row.state}`, table),
-		row,
-		async (rows) => {
-			const inserted = await api(context, table.target, 'POST', rowsPath(table), {
-				body: { data: rows as unknown as IDataObject[], returnType: 'id' },
-			});
-			const ids = (Array.isArray(inserted) ? inserted : []).map((entry) =>
-				Number((entry as { id?: unknown })?.id),
+	return await batched(context, table, `insert ${row.state}`, row, gather, async (rows) => {
+		const inserted = await api(context, table.target, 'POST', rowsPath(table), {
+			body: { data: rows as unknown as IDataObject[], returnType: 'id' },
+		});
+		const ids = (Array.isArray(inserted) ? inserted : []).map((entry) =>
+			Number((entry as { id?: unknown })?.id),
+		);
+		if (ids.length !== rows.length || !ids.every(Number.isFinite)) {
+			throw recordError(
+				context,
+				`n8n did not return the ids of the new rows in the record: ${JSON.stringify(inserted)}`,
 			);
-			if (ids.length !== rows.length || !ids.every(Number.isFinite)) {
-				throw recordError(
-					context,
-					`n8n did not return the ids of the new rows in the record: ${JSON.stringify(inserted)}`,
-				);
-			}
-			tellIndexes(
-				table,
-				rows.map((written, i) => ({ ...written, id: ids[i] })),
-			);
-			return ids;
-		},
-		asCallersOf(context),
-		gather,
-	);
+		}
+		tellIndexes(
+			table,
+			rows.map((written, i) => ({ ...written, id: ids[i] })),
+		);
+		return ids;
+	});
 }
 
-/**
- * Turns a claim's row `done` by id, its detail (the claim's token) cleared: one update for the
- * process's concurrent calls. Resolves with whether the row was still there.
- */
-export async function markRowDone(
-	context: RecordContext,
-	table: Table,
-	id: number,
-): Promise<boolean> {
-	return await inBatch(
-		laneOf('done', table),
-		id,
-		async (ids) => {
-			const rows = rowsOf(
-				await api(context, table.target, 'PATCH', `${rowsPath(table)}/update`, {
-					body: {
-						filter: anyIdFilter([...new Set(ids)]),
-						data: { state: 'done', stateAt: Date.now(), detail: '' },
-						returnData: true,
-					},
-				}),
-			);
-			return ids.map((wanted) => rows.some((row) => row.id === wanted));
-		},
-		asCallersOf(context),
-	);
+/** Turns a claim's row `done`, its token cleared: false if the row was gone. */
+export async function markRowDone(context: RecordContext, table: Table, id: number) {
+	return await batched(context, table, 'done', id, undefined, async (ids) => {
+		const path = `${rowsPath(table)}/update`;
+		const data = { state: 'done', stateAt: Date.now(), detail: '' };
+		const body = { filter: anyOf('id', [...new Set(ids)]), data, returnData: true };
+		const rows = rowsOf(await api(context, table.target, 'PATCH', path, { body }));
+		return ids.map((wanted) => rows.some((row) => row.id === wanted));
+	});
 }
 
-/**
- * Deletes the rows a filter finds without telling the indexes: rows past the retention, which they
- * drop by themselves, or a failed claim's rows, which at most make an index read their key again.
- */
 export async function deleteRowsWhere(context: RecordContext, table: Table, filter: RecordFilter) {
 	await api(context, table.target, 'DELETE', `${rowsPath(table)}/delete`, {
 		qs: { filter: JSON.stringify(filter) },
 	});
 }
 
-/** Deletes a row by id (together with the process's concurrent deletes). */
 export async function deleteRow(context: RecordContext, table: Table, id: number, gather?: Gather) {
-	await inBatch(
-		laneOf('delete', table),
-		id,
-		async (ids) => {
-			await deleteRowsWhere(context, table, anyIdFilter(ids));
-			return ids.map(() => undefined);
-		},
-		asCallersOf(context),
-		gather,
-	);
+	await batched(context, table, 'delete', id, gather, async (ids) => {
+		await deleteRowsWhere(context, table, anyOf('id', ids));
+		return ids.map(() => undefined);
+	});
 }
 
-/** The most writes one queue holds; one past it is given up at once, with an error. */
+/**
+ * Deletes a row this process gave up (by `id`, or the rows `where` finds); when n8n's API does not
+ * take it, reads leave the row out at once and the delete waits in the table's queue (writeLater).
+ */
+export async function deleteNowOrLater(
+	context: RecordContext,
+	table: Table,
+	what: string,
+	gone: { id?: number; where?: RecordFilter; gather?: Gather; throwUnlessPassing?: boolean },
+): Promise<void> {
+	const { id, where } = gone;
+	const remove = async (caller: RecordContext) =>
+		where === undefined
+			? await deleteRow(caller, table, id as number, gone.gather)
+			: await deleteRowsWhere(caller, table, where);
+	await remove(context).catch((failure: unknown) => {
+		if (gone.throwUnlessPassing === true && !isPassingFailure(failure)) {
+			throw asRecordError(context, failure);
+		}
+		context.logger.warn(
+			`Contact Center record: ${what} could not be deleted yet (${(failure as Error).message}); this process leaves it out of its reads and deletes it in the background`,
+		);
+		const { deletingInBackground } = memoryOfTable(table);
+		if (id !== undefined) deletingInBackground.add(id);
+		writeLater(context, table, `the delete of ${what}`, remove, () => {
+			if (id !== undefined) deletingInBackground.delete(id);
+		});
+	});
+}
+
 const MAX_WAITING_WRITES = 10_000;
 
-/**
- * A record write n8n's API did not take now: waits in one queue per table and key, which one loop
- * per queue tries again (pendingRetryMs, doubling up to a minute while nothing gets through),
- * with a context of no execution (see recordApi's contextWithoutExecution), so that no
- * run's context is kept alive meanwhile. `write` gets that context; it must use no other. A queue
- * that keeps failing is logged at warn once; a write waiting longer than the record's longest
- * retention, or one past the queue's bound, is given up with an error naming it.
- */
+// A write waits in its table and key's queue, retried by one loop with a context of no execution,
+// so that no run's context is kept alive: `write` must use the context it gets.
 export function writeLater(
 	context: RecordContext,
 	table: Table,
@@ -331,17 +262,13 @@ export function writeLater(
 	settled: () => void = () => {},
 ): void {
 	const { writeQueues } = memoryOfTable(table);
-	let queue = writeQueues.get(table.target.cacheKey);
-	if (queue === undefined) {
-		queue = { waiting: [], retrying: false };
-		writeQueues.set(table.target.cacheKey, queue);
-	}
+	const queue = writeQueues.get(table.target.cacheKey) ?? { waiting: [], retrying: false };
+	writeQueues.set(table.target.cacheKey, queue);
 	if (queue.waiting.length >= MAX_WAITING_WRITES) {
 		context.logger.error(
 			`Contact Center record: gave up on ${what}: ${MAX_WAITING_WRITES} record writes already wait for n8n's API`,
 		);
-		settled();
-		return;
+		return settled();
 	}
 	queue.waiting.push({ what, since: Date.now(), write, settled });
 	if (!queue.retrying) void retryWaitingWrites(contextWithoutExecution(context), queue);
@@ -350,6 +277,10 @@ export function writeLater(
 async function retryWaitingWrites(context: RecordContext, writeQueue: WriteQueue): Promise<void> {
 	writeQueue.retrying = true;
 	const queue = writeQueue.waiting;
+	const settle = (waiting: WaitingWrite) => {
+		queue.splice(queue.indexOf(waiting), 1);
+		waiting.settled();
+	};
 	let warned = false;
 	for (let failedRounds = 0; queue.length > 0; ) {
 		await sleep(Math.min(60_000, pendingRetryMs() * 2 ** Math.min(failedRounds, 10)));
@@ -359,7 +290,7 @@ async function retryWaitingWrites(context: RecordContext, writeQueue: WriteQueue
 			context.logger.error(
 				`Contact Center record: gave up after ${MAX_RECORD_RETENTION_MS / 3_600_000} hours of n8n's API not taking them: ${tooOld.map((waiting) => waiting.what).join('; ')}`,
 			);
-			for (const waiting of tooOld) settleWaiting(queue, waiting);
+			tooOld.forEach(settle);
 		}
 		let written = 0;
 		for (const waiting of [...queue]) {
@@ -374,7 +305,7 @@ async function retryWaitingWrites(context: RecordContext, writeQueue: WriteQueue
 				}
 				break;
 			}
-			settleWaiting(queue, waiting);
+			settle(waiting);
 			written++;
 		}
 		failedRounds = queue.length === 0 || written > 0 ? 0 : failedRounds + 1;
@@ -385,31 +316,4 @@ async function retryWaitingWrites(context: RecordContext, writeQueue: WriteQueue
 		}
 	}
 	writeQueue.retrying = false;
-}
-
-function settleWaiting(queue: WaitingWrite[], waiting: WaitingWrite) {
-	queue.splice(queue.indexOf(waiting), 1);
-	waiting.settled();
-}
-
-/**
- * A delete of a row this process gave up that n8n's API did not take: reads leave the row (`id`,
- * when known) out at once while the delete waits in the table's queue (see writeLater).
- */
-export function deleteLater(
-	context: RecordContext,
-	table: Table,
-	what: string,
-	remove: (context: RecordContext) => Promise<unknown>,
-	failure: unknown,
-	id?: number,
-): void {
-	context.logger.warn(
-		`Contact Center record: ${what} could not be deleted yet (${(failure as Error).message}); this process leaves it out of its reads and deletes it in the background`,
-	);
-	const { deletingInBackground } = memoryOfTable(table);
-	if (id !== undefined) deletingInBackground.add(id);
-	writeLater(context, table, `the delete of ${what}`, remove, () => {
-		if (id !== undefined) deletingInBackground.delete(id);
-	});
 }
