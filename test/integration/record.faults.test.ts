@@ -145,7 +145,7 @@ describe("record writes waiting for n8n's API", () => {
 			);
 			return done.length === keys.length;
 		}, 10_000);
-	});
+	}, 30_000);
 	test('wait in one queue per key: writes made with a second key of the same user go out with that key while n8n still refuses the first', async () => {
 		setRecordTiming({ retryBudgetMs: 50, pendingRetryMs: 100 });
 		const user = fixture.api.addUser('two-keys');
