@@ -1,37 +1,29 @@
-/**
- * What the package can tell of an n8n API key without a call. n8n's API keys are JWTs whose `exp`
- * claim holds the expiry chosen in n8n's "Create API key" dialog (read in n8n's
- * public-api-key.service.js: `jwtService.sign({ sub, iss: 'n8n', aud: 'public-api', jti },
- * { expiresIn })`); a key made with Expiration "Never" has no `exp`, and older keys (`n8n_api_…`,
- * n8n's PREFIX_LEGACY_API_KEY) are not JWTs at all.
- */
+// n8n's API keys are JWTs whose `exp` is the expiry chosen in n8n's "Create API key" dialog
+// (public-api-key.service.js); Expiration "Never" has none; legacy `n8n_api_…` keys are no JWTs.
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+export const RECORD_CREDENTIAL_DISPLAY_NAME = 'Contact Center Record API';
+const THE_KEY = `The n8n API key of the "${RECORD_CREDENTIAL_DISPLAY_NAME}" credential`;
 
-/** A key this close to its expiry makes the credential's Test warn. */
+/** The credential's n8n API URL, trailing slashes left out. */
+export const baseUrlOf = (value: unknown) =>
+	String(value ?? '')
+		.trim()
+		.replace(/\/+$/, '');
+
+/** How close to its expiry a key makes the credential's Test, and every run that uses it, warn. */
 export const TEST_WARNS_WITHIN_DAYS = 30;
-/** A key this close to its expiry makes every run that uses it warn (execution hint and n8n's log). */
-export const RUN_WARNS_WITHIN_DAYS = 7;
+const RUN_WARNS_WITHIN_DAYS = 7;
 
-export type KeyExpiry =
-	| { kind: 'expires'; at: number }
-	| { kind: 'never' }
-	/** Not a JWT (a legacy `n8n_api_…` key, or not an n8n key at all): its expiry cannot be read. */
-	| { kind: 'unknown' };
+/** `unknown`: not a JWT (a legacy key, or not an n8n key at all). */
+export type KeyExpiry = { kind: 'expires'; at: number } | { kind: 'never' } | { kind: 'unknown' };
 
-function base64UrlDecode(part: string): string | undefined {
-	if (!/^[A-Za-z0-9_-]+$/.test(part)) return undefined;
-	return Buffer.from(part.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8');
-}
-
-/** The key's JWT payload (no signature check: n8n checks it), or undefined for a key that is not a JWT. */
+/** The key's JWT payload, unchecked (n8n checks the signature). */
 function payloadOf(apiKey: string): Record<string, unknown> | undefined {
 	const parts = apiKey.trim().split('.');
-	if (parts.length !== 3) return undefined;
-	const payloadText = base64UrlDecode(parts[1]);
-	if (payloadText === undefined) return undefined;
+	if (parts.length !== 3 || !/^[A-Za-z0-9_-]+$/.test(parts[1])) return undefined;
 	try {
-		const payload: unknown = JSON.parse(payloadText);
+		const payload: unknown = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8'));
 		return typeof payload === 'object' && payload !== null && !Array.isArray(payload)
 			? (payload as Record<string, unknown>)
 			: undefined;
@@ -46,55 +38,46 @@ export function keyUserIdOf(apiKey: string): string | undefined {
 	return typeof sub === 'string' && sub !== '' ? sub : undefined;
 }
 
-/** When the key expires, read from its JWT payload. */
 export function keyExpiryOf(apiKey: string): KeyExpiry {
 	const payload = payloadOf(apiKey);
 	if (payload === undefined) return { kind: 'unknown' };
+	if (payload.exp === undefined) return { kind: 'never' };
 	const exp = payload.exp;
-	if (exp === undefined) return { kind: 'never' };
-	if (typeof exp !== 'number' || !Number.isFinite(exp)) return { kind: 'unknown' };
-	return { kind: 'expires', at: exp * 1000 };
+	return typeof exp === 'number' && Number.isFinite(exp)
+		? { kind: 'expires', at: exp * 1000 }
+		: { kind: 'unknown' };
 }
 
-/** A date as users read it in n8n's API key list: `2026-11-28 14:05 UTC`. */
-export function formatExpiry(at: number): string {
-	return `${new Date(at).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-}
+/** As n8n's API key list shows it: `2026-11-28 14:05 UTC`. */
+export const formatExpiry = (at: number) =>
+	`${new Date(at).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
 /** "in 3 days", "in 5 hours", "within the hour" (whole units, rounded down). */
 export function timeUntil(at: number, now: number): string {
-	const ms = at - now;
-	if (ms >= DAY_MS) {
-		const days = Math.floor(ms / DAY_MS);
-		return `in ${days} day${days === 1 ? '' : 's'}`;
-	}
-	const hours = Math.floor(ms / (60 * 60 * 1000));
-	if (hours >= 1) return `in ${hours} hour${hours === 1 ? '' : 's'}`;
-	return 'within the hour';
+	const days = Math.floor((at - now) / DAY_MS);
+	const hours = Math.floor((at - now) / (60 * 60 * 1000));
+	if (days >= 1) return `in ${days} day${days === 1 ? '' : 's'}`;
+	return hours >= 1 ? `in ${hours} hour${hours === 1 ? '' : 's'}` : 'within the hour';
 }
 
-/** When the key expired, or undefined while it has not (or never expires). */
 export const expiredAt = (expiry: KeyExpiry, now: number): number | undefined =>
 	expiry.kind === 'expires' && expiry.at <= now ? expiry.at : undefined;
 
-/** When the key expires, if that is within `days` from now (and not past), else undefined. */
-export const expiresWithinDays = (
-	expiry: KeyExpiry,
-	days: number,
-	now: number,
-): number | undefined =>
+/** When the key expires, if that is within `days` from now and not past. */
+export const expiresWithinDays = (expiry: KeyExpiry, days: number, now: number) =>
 	expiry.kind === 'expires' && expiry.at > now && expiry.at - now <= days * DAY_MS
 		? expiry.at
 		: undefined;
 
 /** How to make a key that can do only what the record needs, in the words of n8n's screens. */
-export const RECORD_KEY_STEPS =
-	'In n8n open Settings -> n8n API -> Create API key: a Label, Expiration "Never", Scopes "Custom" with "Data tables" ticked; Save, copy the key and paste it into the "Contact Center Record API" credential\'s n8n API Key field.';
+export const RECORD_KEY_STEPS = `In n8n open Settings -> n8n API -> Create API key: a Label, Expiration "Never", Scopes "Custom" with "Data tables" ticked; Save, copy the key and paste it into the "${RECORD_CREDENTIAL_DISPLAY_NAME}" credential's n8n API Key field.`;
 
-export function expiredMessage(at: number): string {
-	return `The n8n API key of the "Contact Center Record API" credential expired on ${formatExpiry(at)}`;
-}
+export const expiredMessage = (at: number) => `${THE_KEY} expired on ${formatExpiry(at)}`;
+export const expiresSoonMessage = (at: number, now: number) =>
+	`${THE_KEY} expires on ${formatExpiry(at)} (${timeUntil(at, now)}). After that, write backs are answered 503 and Send Once fails until the credential has a new key.`;
 
-export function expiresSoonMessage(at: number, now: number): string {
-	return `The n8n API key of the "Contact Center Record API" credential expires on ${formatExpiry(at)} (${timeUntil(at, now)}). After that, write backs are answered 503 and Send Once fails until the credential has a new key.`;
+/** The warning of a run that uses a key expiring within a week, else undefined. */
+export function runWarningOf(expiry: KeyExpiry, now = Date.now()): string | undefined {
+	const at = expiresWithinDays(expiry, RUN_WARNS_WITHIN_DAYS, now);
+	return at === undefined ? undefined : expiresSoonMessage(at, now);
 }

@@ -1,162 +1,99 @@
 import { retryAfterMs } from '../retryAfter';
 
-/**
- * A failed call to n8n's public API as n8n-core's httpRequest throws it: axios-shaped, with the
- * answer under `response` (some versions nest it under `cause`) and a system error `code` when
- * nothing was answered.
- */
-export interface HttpFailure {
-	message?: string;
-	code?: string;
-	httpCode?: string;
-	response?: { status?: number; data?: unknown; headers?: Record<string, unknown> };
-	cause?: {
-		message?: string;
-		code?: string;
-		response?: { status?: number; data?: unknown; headers?: Record<string, unknown> };
-	};
-}
+type Answer = { status?: number; data?: unknown; headers?: Record<string, unknown> };
+type Failed = { message?: string; code?: string; response?: Answer };
+/** A failed call as n8n-core's httpRequest throws it: axios-shaped, some versions under `cause`. */
+export type HttpFailure = Failed & { httpCode?: string; cause?: Failed };
+
+const answered = <K extends keyof Answer>(error: HttpFailure, field: K) =>
+	error.response?.[field] ?? error.cause?.response?.[field];
 
 /** The HTTP status n8n answered, 0 when there was no answer. */
 export const statusOf = (error: HttpFailure): number =>
-	Number(error.httpCode ?? error.response?.status ?? error.cause?.response?.status ?? 0) || 0;
+	Number(error.httpCode ?? answered(error, 'status') ?? 0) || 0;
 
-/**
- * The failure's message with n8n's own explanation from the answer's body, when it gave one
- * (httpRequest's message is only "Request failed with status code 400").
- */
+/** The message with n8n's explanation from the answer (httpRequest's names only the status). */
 export function failureMessage(error: HttpFailure): string {
 	const message = error.message || 'request failed';
-	const body = error.response?.data ?? error.cause?.response?.data;
-	const explanation =
-		typeof body === 'object' && body !== null && 'message' in body
-			? (body as { message: unknown }).message
-			: undefined;
-	if (typeof explanation !== 'string' || explanation === '' || message.includes(explanation))
-		return message;
-	return `${message}: ${explanation}`;
+	const said = (answered(error, 'data') as { message?: unknown } | null | undefined)?.message;
+	if (typeof said !== 'string' || said === '' || message.includes(said)) return message;
+	return `${message}: ${said}`;
 }
 
 /** n8n refused a data table write because all data tables together reached its size limit. */
 export const isSizeLimitFailure = (message: string): boolean =>
 	/data table size limit exceeded/i.test(message);
 
-/**
- * What a failed record call means, which decides whether to try again and what the error says:
- * - `rateLimited`: 429, n8n's rate limit of the API key (n8n 2.47 and later);
- * - `unavailable`: no answer (refused, reset, timed out) or a 5xx: n8n's API or its database;
- * - `credential`: 401 or 403, the key;
- * - `notFound`: 404, the table is gone (or is another user's);
- * - `refused`: any other answer, e.g. a 400 for n8n's data table size limit.
- */
-export type RecordFailureKind =
-	| 'rateLimited'
-	| 'unavailable'
-	| 'credential'
-	| 'notFound'
-	| 'refused';
+// notFound: the table is gone (or another user's); refused: other answers, e.g. the size limit's.
+type PassingKind = 'rateLimited' | 'unavailable';
+export type RecordFailureKind = PassingKind | 'credential' | 'notFound' | 'refused';
+
+/** A failure a later try may not meet: n8n's API limited or did not answer the call. */
+export const isPassing = (kind: RecordFailureKind | undefined): kind is PassingKind =>
+	kind === 'rateLimited' || kind === 'unavailable';
 
 export interface RecordFailure {
 	kind: RecordFailureKind;
-	/** The HTTP status, 0 when nothing was answered. */
 	status: number;
 	message: string;
 	retryAfterMs?: number;
-	/** The limit n8n named in its answer's rate-limit headers, as sent (e.g. `100;w=60`). */
-	limit?: string;
+	limit?: string; // as n8n's rate-limit headers name it, e.g. `100;w=60`
 }
 
-const RATE_LIMIT_HEADERS = [
-	'ratelimit-policy',
-	'ratelimit-limit',
-	'x-ratelimit-limit',
-	'ratelimit',
-];
-
+const LIMIT_HEADERS = ['ratelimit-policy', 'ratelimit-limit', 'x-ratelimit-limit', 'ratelimit'];
 function limitOf(headers: Record<string, unknown> | undefined): string | undefined {
-	const byName = new Map(
-		Object.entries(headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
-	);
-	const name = RATE_LIMIT_HEADERS.find((header) => byName.get(header) !== undefined);
-	return name === undefined ? undefined : String(byName.get(name));
+	const byName = new Map(Object.entries(headers ?? {}).map(([name, v]) => [name.toLowerCase(), v]));
+	const limit = LIMIT_HEADERS.map((name) => byName.get(name)).find((value) => value !== undefined);
+	return limit === undefined ? undefined : String(limit);
+}
+
+/** A text answer (a proxy's error page, n8n starting up) in a few words, markup left out. */
+const words = (text: string) => text.replace(/(<[^>]*>|\s)+/g, ' ').trim();
+const textOf = (body: unknown) =>
+	typeof body === 'string' && body.trim() !== '' ? ` (${words(body).slice(0, 120)})` : '';
+
+function kindOf(status: number): RecordFailureKind {
+	if (status === 429) return 'rateLimited';
+	if (status >= 500 || status === 408) return 'unavailable';
+	if (status === 401 || status === 403) return 'credential';
+	return status === 404 ? 'notFound' : 'refused';
 }
 
 export function classifyRecordFailure(error: HttpFailure, now = Date.now()): RecordFailure {
 	const status = statusOf(error);
 	const message = failureMessage(error);
+	const code = error.code ?? error.cause?.code;
 	if (status === 0) {
-		const code = error.code ?? error.cause?.code;
-		return {
-			kind: 'unavailable',
-			status,
-			message: code && !message.includes(code) ? `${code}: ${message}` : message,
-		};
+		const text = code && !message.includes(code) ? `${code}: ${message}` : message;
+		return { kind: 'unavailable', status, message: text };
 	}
-	const body = error.response?.data ?? error.cause?.response?.data;
+	const body = answered(error, 'data');
+	// n8n's API answers a missing table in JSON: other 404s come before n8n mounts its API.
 	if (status === 404 && (typeof body !== 'object' || body === null)) {
-		// Not n8n's public API answering (it answers a missing table in JSON): the route is not
-		// there, as while n8n starts up (its server listens before it mounts the API).
-		return {
-			kind: 'unavailable',
-			status,
-			message: `${message}${textOf(body)}: n8n's public API is not there (n8n is starting up, or the n8n API URL is wrong)`,
-		};
+		const text = `${message}${textOf(body)}: n8n's public API is not there (n8n is starting up, or the n8n API URL is wrong)`;
+		return { kind: 'unavailable', status, message: text };
 	}
-	const headers = error.response?.headers ?? error.cause?.response?.headers;
+	const headers = answered(error, 'headers');
 	const wait = retryAfterMs(headers, now);
 	const limit = limitOf(headers);
-	const failure = (kind: RecordFailureKind): RecordFailure => ({
-		kind,
-		status,
-		message,
-		...(wait !== undefined ? { retryAfterMs: wait } : {}),
-		...(limit !== undefined ? { limit } : {}),
-	});
-	if (status === 429) return failure('rateLimited');
-	if (status >= 500 || status === 408) return failure('unavailable');
-	if (status === 401 || status === 403) return failure('credential');
-	if (status === 404) return failure('notFound');
-	return failure('refused');
+	const failure: RecordFailure = { kind: kindOf(status), status, message };
+	if (wait !== undefined) failure.retryAfterMs = wait;
+	if (limit !== undefined) failure.limit = limit;
+	return failure;
 }
 
-const textOf = (body: unknown) =>
-	typeof body === 'string' && body.trim() !== ''
-		? ` (${body
-				.replace(/<[^>]*>/g, ' ')
-				.replace(/\s+/g, ' ')
-				.trim()
-				.slice(0, 120)})`
-		: '';
-
-/**
- * A 2xx answer in words rather than JSON is not n8n's public API answering: n8n answers every
- * call with "n8n is starting up. Please wait" (200) while it migrates its database at a start,
- * without carrying the call out. Undefined for any other answer.
- */
+// A 2xx answer in words is not n8n's API: while n8n migrates its database at a start it answers
+// every call 200 "n8n is starting up. Please wait" without carrying it out.
 export function textAnswerFailure(answer: unknown): RecordFailure | undefined {
 	if (typeof answer !== 'string' || answer.trim() === '') return undefined;
-	return {
-		kind: 'unavailable',
-		status: 200,
-		message: `n8n answered in words, not JSON${textOf(answer)}`,
-	};
+	const message = `n8n answered in words, not JSON${textOf(answer)}`;
+	return { kind: 'unavailable', status: 200, message };
 }
 
-/**
- * How long the record waits for n8n's API. Constants for users; tests of the record shorten them.
- *
- * `retryBudgetMs`: how long one record call keeps trying before it gives up. The service's
- * time-out for a write back is not documented; a delivery makes up to three record calls before
- * its answer, and a write back that waits is better off than one answered 503 (its redelivery
- * comes an hour later). 15 s rides out a rate limit of a few seconds and a restart of n8n's main
- * instance (measured 5 to 12 s here) and keeps a delivery's answer within about half a minute.
- *
- * `attemptTimeoutMs`: how long one attempt may take.
- *
- * `pendingRetryMs`: the first wait before a write n8n's API did not take is tried again in the
- * background (a `done` row, see record.finishAndKeepTrying, or the delete of a released claim's row); each
- * next wait doubles, up to a minute.
- */
+// retryBudgetMs: how long one record call keeps trying. A delivery waits for up to three record
+// calls and a write back answered 503 is redelivered an hour later: 15 s rides out a short rate
+// limit and a restart of n8n's main instance (5 to 12 s measured). pendingRetryMs: the first wait
+// of a write retried in the background (doubling, up to a minute).
 export const DEFAULT_RECORD_TIMING = {
 	retryBudgetMs: 15_000,
 	attemptTimeoutMs: 10_000,
@@ -168,51 +105,38 @@ export type RecordTiming = { -readonly [name in keyof typeof DEFAULT_RECORD_TIMI
 const FIRST_BACKOFF_MS = 250;
 const MAX_BACKOFF_MS = 4_000;
 
-/**
- * How long to wait before trying a failed call again, or undefined to give up: a 429 waits as long
- * as its Retry-After asks when that fits in what is left of the budget (else gives up at once), a
- * 5xx or a call n8n did not answer backs off exponentially (250 ms doubling to 4 s, with jitter),
- * and when the next back-off would pass the end of the budget, the last try is made at its end, so
- * that an outage as long as the whole budget is ridden out.
- * Refusals (401, 403, 404, other 4xx) are not retried here.
- */
+// The wait before trying a failed call again, or undefined to give up: a 429's Retry-After if it
+// fits in the budget, else a back-off with jitter (processes do not come back together), the last
+// try at the budget's end.
 export function recordRetryDelayMs(
 	failure: RecordFailure,
 	retriesSoFar: number,
 	remainingMs: number,
 	random: () => number = Math.random,
 ): number | undefined {
-	if (failure.kind !== 'rateLimited' && failure.kind !== 'unavailable') return undefined;
+	if (!isPassing(failure.kind)) return undefined;
 	const backOff = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** retriesSoFar);
-	// Spread the retries of several processes, so that they do not come back together.
 	const jitter = Math.round(random() * 0.25 * backOff);
-	if (failure.kind === 'rateLimited' && failure.retryAfterMs !== undefined) {
-		return failure.retryAfterMs <= remainingMs
-			? Math.min(failure.retryAfterMs + jitter, remainingMs)
-			: undefined;
-	}
+	const asked = failure.kind === 'rateLimited' ? failure.retryAfterMs : undefined;
+	if (asked !== undefined)
+		return asked <= remainingMs ? Math.min(asked + jitter, remainingMs) : undefined;
 	return remainingMs >= FIRST_BACKOFF_MS ? Math.min(backOff + jitter, remainingMs) : undefined;
 }
 
-/** The words of a record call that failed for good: what happened, with n8n's own answer. */
+/** The words of a record call that failed for good, with n8n's own answer. */
 export function recordFailureText(
 	failure: RecordFailure,
 	call: { method: string; path: string },
 	triedForMs: number,
 ): string {
 	const tried = triedForMs >= 1000 ? `, tried for ${Math.round(triedForMs / 1000)} s` : '';
-	const kindOfCall = call.method === 'GET' ? 'read' : 'write';
-	if (failure.kind === 'rateLimited') {
-		const limit = failure.limit === undefined ? '' : ` (limit ${failure.limit})`;
-		const asked =
-			failure.retryAfterMs === undefined
-				? ''
-				: `; it asked to wait ${Math.ceil(failure.retryAfterMs / 1000)} s`;
-		return `n8n's API rate-limited the record's ${kindOfCall} calls${limit}: 429 ${failure.message}${asked}${tried}`;
+	const calls = call.method === 'GET' ? 'read' : 'write';
+	const { kind, status, message, limit, retryAfterMs: wait } = failure;
+	if (kind === 'rateLimited') {
+		const asked = wait === undefined ? '' : `; it asked to wait ${Math.ceil(wait / 1000)} s`;
+		return `n8n's API rate-limited the record's ${calls} calls${limit === undefined ? '' : ` (limit ${limit})`}: 429 ${message}${asked}${tried}`;
 	}
-	if (failure.kind === 'unavailable') {
-		const answer = failure.status === 0 ? 'no answer' : `${failure.status}`;
-		return `n8n's API did not answer the record's ${kindOfCall} call (${answer}: ${failure.message}${tried})`;
-	}
-	return `n8n's API answered ${failure.status}: ${failure.message}`;
+	if (kind === 'unavailable')
+		return `n8n's API did not answer the record's ${calls} call (${status || 'no answer'}: ${message}${tried})`;
+	return `n8n's API answered ${status}: ${message}`;
 }
