@@ -13,6 +13,7 @@ import { once, type Ticket, type Work } from '../shared/once';
 import { operationError } from '../shared/operationError';
 import {
 	RECORD_KEY_STEPS,
+	isKeyExpiredError,
 	recordFailureCauseOf,
 	warnIfKeyExpiresSoon,
 	warnIfStorageNearlyFull,
@@ -249,8 +250,7 @@ function recordRefusal(error: NodeOperationError, kept: number): Refusal {
 	const figures = SIZE_LIMIT_FIGURES.exec(detail);
 	const what: Record<RecordFailureCause, string> = {
 		storageFull: `n8n's data table storage is full${figures ? ` (${figures[1]} MB of ${figures[2]} MB used)` : ''}, so the write back record cannot take new rows`,
-		// Only a key whose expiry has passed is "expired"; any other refusal is the key as pasted.
-		recordKey: `The record's n8n API key ${/ expired on /.test(detail) ? 'expired' : 'was refused by n8n'} (${detail})`,
+		recordKey: `The record's n8n API key ${isKeyExpiredError(error) ? 'expired' : 'was refused by n8n'} (${detail})`,
 		apiUnavailable: `n8n's API did not answer the write back record's calls (${detail})`,
 		apiRateLimited: `n8n's API rate-limited the write back record's calls (${detail})`,
 		recordUnusable: `The write back record could not be used (${detail})`,

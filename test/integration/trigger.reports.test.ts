@@ -327,4 +327,24 @@ describe('write back in one n8n process: refusals reported in n8n', () => {
 		expect(parseAnswer(await deliver(flow, signed(writeBack(next))))?.status).toBe('processed');
 		await keptRowWritten(keys[0], 20_000);
 	}, 30_000);
+	test('the record key past its expiry: deliveries are refused 503 and reported as the key expired, not as refused by n8n', async () => {
+		const user = fixture.api.addUser('expiring');
+		const expiring = fixture.api.addKey(user.userId, { expiresAt: Date.now() + 30_000 });
+		const record = fixture.credentials.get('contactCenterRecordApi') ?? {};
+		fixture.credentials.set('contactCenterRecordApi', { ...record, apiKey: expiring });
+		// A minute on: the credential is read afresh (reads are reused for a minute), its key expired.
+		jest.spyOn(Date, 'now').mockReturnValue(Date.now() + 61_000);
+		const answers = [];
+		for (const key of newKeys('expired', 2))
+			answers.push(await deliver(flow, signed(writeBack(key))));
+		jest.restoreAllMocks();
+		fixture.credentials.set('contactCenterRecordApi', record);
+		expect(answers.map((answer) => answer.status)).toEqual([503, 503]);
+		const reports = runsOf(answers);
+		expect(reports).toHaveLength(1);
+		expect(errorOf(reports[0])?.message).toMatch(
+			/^The record's n8n API key expired \(.* expired on /,
+		);
+		expect(errorOf(reports[0])?.description).toMatch(/Settings -> n8n API -> Create API key/);
+	});
 });

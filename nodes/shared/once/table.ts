@@ -112,10 +112,12 @@ export async function readTableAfresh(context: RecordContext, target: RecordTarg
 const rowsPath = (table: Table) => `/data-tables/${encodeURIComponent(table.id)}/rows`;
 
 /** A batch's failure as this caller's own, so that what a run reports names its own node. */
-export const asCallersOf = (context: RecordContext) => (error: unknown) =>
-	error instanceof NodeOperationError
-		? asRecordError(context, error, error.message, error.description ?? undefined)
-		: error;
+export const asCallersOf = (context: RecordContext) => (error: unknown) => {
+	if (!(error instanceof NodeOperationError)) return error;
+	const made = recordError(context, error.message, 0, undefined, error.description ?? undefined);
+	Object.assign(made.context, error.context);
+	return made;
+};
 
 /** Calls of one kind on one table with one key go out together (see inBatch). */
 export function laneOf(kind: string, table: Table): Lane {

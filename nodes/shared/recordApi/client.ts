@@ -67,8 +67,17 @@ export function recordError(
 // Its message carries the fix: a failed activation and the service's 503 answer show only that.
 const keyExpiredError = (context: RecordContext, at: number) => {
 	const fix = `create a new key in n8n (Settings -> n8n API -> Create API key, Expiration "Never") and paste it into the credential`;
-	return recordError(context, `${expiredMessage(at)}: ${fix}`, 401, 'credential', RECORD_KEY_STEPS);
+	const error = recordError(
+		context,
+		`${expiredMessage(at)}: ${fix}`,
+		401,
+		'credential',
+		RECORD_KEY_STEPS,
+	);
+	error.context.keyExpired = true;
+	return error;
 };
+export const isKeyExpiredError = (error: NodeOperationError) => error.context.keyExpired === true;
 
 export const statusOfRecordError = (error: unknown) =>
 	error instanceof NodeOperationError ? Number(error.context.status ?? 0) : 0;

@@ -18,7 +18,8 @@ export function contextWithoutExecution(context: RecordContext): RecordContext {
 			if (target === undefined)
 				throw new Error('the record credential was not read by any run of this process yet');
 			const { baseUrl, apiKey, tableName: dataTableName, storageLimitBytes } = target;
-			return { baseUrl, apiKey, dataTableName, storageLimitMb: storageLimitBytes / (1024 * 1024) };
+			const storageLimitMb = storageLimitBytes / (1024 * 1024);
+			return { baseUrl, apiKey, dataTableName, customStorageLimit: true, storageLimitMb };
 		},
 	} as unknown as RecordContext;
 }
