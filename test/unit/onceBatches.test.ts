@@ -1,7 +1,7 @@
 import { sleep } from 'n8n-workflow';
 
 import { inBatch } from '../../nodes/shared/once/batches';
-import type { Lane } from '../../nodes/shared/once/state';
+import type { Lane } from '../../nodes/shared/once/batches';
 
 const lanes = new Map<string, Lane>();
 /** A lane by name, as the table client keeps one per kind of call, table and key. */

@@ -3,7 +3,7 @@ import {
 	claimHold as claimIn,
 	releaseHold as releaseIn,
 	type Hold,
-} from '../../nodes/shared/once/state';
+} from '../../nodes/shared/once/holds';
 
 const holds = new Map<string, Hold>();
 const claimHold = (work: { scope: string; key: string }, now: number) => claimIn(holds, work, now);

@@ -2,6 +2,8 @@ import { sleep } from 'n8n-workflow';
 
 import type { Lane, Waiting } from './state';
 
+export type { Lane } from './state';
+
 /**
  * On an idle lane the batch waits while calls keep coming: until it has `until` calls, no call
  * joined for `ms`, or `upToMs` passed. Nothing waits when `until` is 1 or less.

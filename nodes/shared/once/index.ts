@@ -4,7 +4,8 @@ import { targetForActivation, type RecordContext } from '../recordApi';
 import { forgetIndex } from './indexes';
 import { record } from './record';
 import type { CheckResult, Work } from './rows';
-import { claimHold, releaseHold, state } from './state';
+import { claimHold, releaseHold } from './holds';
+import { state } from './state';
 import {
 	CLAIM_ID_FIELD,
 	oneProcess,

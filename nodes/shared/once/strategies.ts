@@ -2,7 +2,8 @@ import { refuseWhileStorageFull, type RecordContext } from '../recordApi';
 import type { Gather } from './batches';
 import { record } from './record';
 import type { CheckResult, Outcome, Work } from './rows';
-import { claimHold, releaseHold, state, type Hold } from './state';
+import { claimHold, releaseHold } from './holds';
+import { state, type Hold } from './state';
 
 /** Claimed work: `claimId`, its claim's row (shared table); `hold`, its hold here (one process). */
 export interface Ticket {
