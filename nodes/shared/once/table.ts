@@ -139,6 +139,23 @@ const batched = async <I, O>(
 /** n8n's public API returns at most this many rows per page (MAX_ITEMS_PER_PAGE, @n8n/api-types). */
 export const PAGE_ROWS = 250;
 
+// Node's HTTP server, n8n's too, answers 431 to a request line and headers over 16 KB: a read's
+// keys go in filters of at most about 8 KB in the URL.
+function inUrlSizedParts(keys: string[]): string[][] {
+	const parts: string[][] = [[]];
+	let size = 0;
+	for (const key of keys) {
+		const keySize = encodeURIComponent(key).length + 100;
+		if (size + keySize > 8_000 && parts[parts.length - 1].length > 0) {
+			parts.push([]);
+			size = 0;
+		}
+		parts[parts.length - 1].push(key);
+		size += keySize;
+	}
+	return parts;
+}
+
 export async function rowsOfKey(
 	context: RecordContext,
 	table: Table,
@@ -146,15 +163,17 @@ export async function rowsOfKey(
 	gather?: Gather,
 ): Promise<RecordRow[]> {
 	return await batched(context, table, 'read', recordKey, gather, async (recordKeys) => {
-		const filter = JSON.stringify(anyOf('recordKey', [...new Set(recordKeys)]));
 		const rows: RecordRow[] = [];
-		for (let cursor: string | undefined, page = 0; page < 100; page++) {
-			const answer = (await api(context, table.target, 'GET', rowsPath(table), {
-				qs: { filter, sortBy: 'id:asc', limit: PAGE_ROWS, ...(cursor ? { cursor } : {}) },
-			})) as { nextCursor?: unknown };
-			rows.push(...rowsOf(answer));
-			cursor = typeof answer?.nextCursor === 'string' ? answer.nextCursor : undefined;
-			if (cursor === undefined) break;
+		for (const keys of inUrlSizedParts([...new Set(recordKeys)])) {
+			const filter = JSON.stringify(anyOf('recordKey', keys));
+			for (let cursor: string | undefined, page = 0; page < 100; page++) {
+				const answer = (await api(context, table.target, 'GET', rowsPath(table), {
+					qs: { filter, sortBy: 'id:asc', limit: PAGE_ROWS, ...(cursor ? { cursor } : {}) },
+				})) as { nextCursor?: unknown };
+				rows.push(...rowsOf(answer));
+				cursor = typeof answer?.nextCursor === 'string' ? answer.nextCursor : undefined;
+				if (cursor === undefined) break;
+			}
 		}
 		const { deletingInBackground } = memoryOfTable(table);
 		return recordKeys.map((key) =>
