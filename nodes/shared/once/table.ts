@@ -6,6 +6,7 @@ import {
 	isPassingFailure,
 	kindOfRecordError,
 	recordError,
+	recordErrorFor,
 	pendingRetryMs,
 	statusOfRecordError,
 	targetOf,
@@ -52,7 +53,7 @@ async function tableOf(context: RecordContext, target: RecordTarget, lookUpAgain
 			const id = await find();
 			if (id !== undefined) return id;
 			const message = `The record's data table "${name}" could not be created: ${(error as Error).message}`;
-			throw asRecordError(context, error, message);
+			throw recordErrorFor(context, error, message);
 		}
 	};
 	const id =
@@ -63,15 +64,6 @@ async function tableOf(context: RecordContext, target: RecordTarget, lookUpAgain
 	state.tableIds.set(cacheKey, id);
 	return { target, id };
 }
-
-/** A record error as one of this caller's (its node), with the failure's status and kind. */
-const asRecordError = (
-	context: RecordContext,
-	error: unknown,
-	message = (error as Error).message,
-	description?: string,
-) =>
-	recordError(context, message, statusOfRecordError(error), kindOfRecordError(error), description);
 
 // A 404 (the table was deleted) or a 403 (a cached table of another user, or a key switched
 // since) reads the credential afresh and finds or creates the table again, once.
@@ -112,12 +104,8 @@ export async function readTableAfresh(context: RecordContext, target: RecordTarg
 const rowsPath = (table: Table) => `/data-tables/${encodeURIComponent(table.id)}/rows`;
 
 /** A batch's failure as this caller's own, so that what a run reports names its own node. */
-export const asCallersOf = (context: RecordContext) => (error: unknown) => {
-	if (!(error instanceof NodeOperationError)) return error;
-	const made = recordError(context, error.message, 0, undefined, error.description ?? undefined);
-	Object.assign(made.context, error.context);
-	return made;
-};
+export const asCallersOf = (context: RecordContext) => (error: unknown) =>
+	error instanceof NodeOperationError ? recordErrorFor(context, error) : error;
 
 /** Calls of one kind on one table with one key go out together (see inBatch). */
 export function laneOf(kind: string, table: Table): Lane {
@@ -258,7 +246,7 @@ export async function deleteNowOrLater(
 			: await deleteRowsWhere(caller, table, where);
 	await remove(context).catch((failure: unknown) => {
 		if (gone.throwUnlessPassing === true && !isPassingFailure(failure)) {
-			throw asRecordError(context, failure);
+			throw recordErrorFor(context, failure);
 		}
 		context.logger.warn(
 			`Contact Center record: ${what} could not be deleted yet (${(failure as Error).message}); this process leaves it out of its reads and deletes it in the background`,

@@ -64,6 +64,18 @@ export function recordError(
 	return error;
 }
 
+/** A failure as this caller's record error (its node), keeping its status, kind and flags. */
+export function recordErrorFor(
+	context: RecordContext,
+	error: unknown,
+	message = (error as Error).message,
+): NodeOperationError {
+	if (!(error instanceof NodeOperationError)) return recordError(context, message);
+	const made = recordError(context, message, 0, undefined, error.description ?? undefined);
+	Object.assign(made.context, error.context);
+	return made;
+}
+
 // Its message carries the fix: a failed activation and the service's 503 answer show only that.
 const keyExpiredError = (context: RecordContext, at: number) => {
 	const fix = `create a new key in n8n (Settings -> n8n API -> Create API key, Expiration "Never") and paste it into the credential`;
