@@ -11,5 +11,7 @@ export { createCredentialStore, CredentialStore } from './credential-store';
 export type { CredentialStoreOptions } from './credential-store';
 export { runNode } from './run-node';
 export type { RunNodeOptions, RunNodeResult } from './run-node';
+export { captureLogs } from './logs';
+export type { LogLine } from './logs';
 export { runWebhook } from './run-webhook';
 export type { RunWebhookOptions, RunWebhookResult, WebhookRequest } from './run-webhook';

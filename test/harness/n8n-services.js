@@ -32,4 +32,13 @@ function registerN8nServices() {
 	registerInstanceSettings();
 }
 
-module.exports = { registerN8nServices };
+/**
+ * The logger every n8n-core execution context hands a node as `this.logger` (n8n-core's own copy
+ * of @n8n/backend-common, from its container), for tests that check what a node logged.
+ */
+function n8nLogger() {
+	const { Logger } = require(require.resolve('@n8n/backend-common', { paths: [n8nCoreDir] }));
+	return Container.get(Logger);
+}
+
+module.exports = { registerN8nServices, n8nLogger };
