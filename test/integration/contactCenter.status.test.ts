@@ -1,3 +1,8 @@
+import type { IExecuteFunctions, INodeType } from 'n8n-workflow';
+
+import { ContactCenter } from '../../nodes/ContactCenter/ContactCenter.node';
+import { addFinalStatuses } from '../../nodes/ContactCenter/actions/proactiveMessage/send/finalStatus';
+import { captureLogs, runNode } from '../harness';
 import {
 	describeError,
 	runContactCenter,
@@ -188,6 +193,109 @@ describe('Contact Center: Get Status and Get Failed', () => {
 			{ contact: '+15550000000', status: 'FAILED', reason: '', correlationId: id },
 			{ contact: '+15550000000', status: 'FAILED', reason: '', correlationId: other },
 		]);
+	});
+
+	it('tells "the service gave no details" from "the details could not be read": a 404 for DELIVERING_FAILED is an empty reason; a 429, a 5xx or no answer is a reason that says so and why, one warning in the run and one line in n8n\'s log', async () => {
+		const ids = await send(['+15550000001', '+15550000001', '+15550000001', '+15550000001']);
+		fixture.sim.settleMessages();
+		const detailsOf = (id: string) => `/proactive-messaging/${id}/DELIVERING_FAILED`;
+		fixture.sim.injectFault({
+			method: 'GET',
+			path: detailsOf(ids[1]),
+			response: { status: 429, body: { message: 'Too many requests' } },
+		});
+		fixture.sim.injectFault({
+			method: 'GET',
+			path: detailsOf(ids[2]),
+			response: { status: 503, body: { message: 'Service unavailable' } },
+		});
+		fixture.sim.injectFault({ method: 'GET', path: detailsOf(ids[3]), resetConnection: true });
+		const logs = captureLogs();
+		let run;
+		try {
+			run = await runContactCenter(
+				fixture.credentials,
+				{
+					resource: 'proactiveMessage',
+					operation: 'getFailed',
+					correlationId: '={{ $json.id }}',
+					sentToContact: '+15550000001',
+					options: { includeInputFields: false },
+				},
+				ids.map((id) => ({ id })),
+			);
+		} finally {
+			logs.restore();
+		}
+		expect(run.error).toBeUndefined();
+		expect(run.json.map((row) => row.status)).toEqual(Array(4).fill('DELIVERING_FAILED'));
+		expect(run.json.map((row) => row.reason)).toEqual([
+			'',
+			"The service's details could not be read (HTTP 429: Too many requests); run Get Failed again later for the reason",
+			"The service's details could not be read (HTTP 503: Service unavailable); run Get Failed again later for the reason",
+			expect.stringMatching(
+				/^The service's details could not be read \(no answer: .+\); run Get Failed/,
+			),
+		]);
+		const warning =
+			/^The service's details of failed messages could not be read \(3 reads, the last: no answer: .+\): the reason of their rows says so/;
+		expect(run.hints).toEqual([
+			expect.objectContaining({ type: 'warning', message: expect.stringMatching(warning) }),
+		]);
+		expect(logs.at('warn')).toEqual([
+			expect.stringMatching(
+				/^Contact Center "Contact Center": The service's details of failed messages could not be read \(3 reads/,
+			),
+		]);
+	});
+
+	it('Wait for Final Status: a FAILED message whose details cannot be read (a 503) gets a reason that says so, not an empty one, and the run a warning', async () => {
+		const [failed] = await send(['+15550000000']);
+		fixture.sim.settleMessages();
+		fixture.sim.injectFault({
+			method: 'GET',
+			path: `/proactive-messaging/${failed}/FAILED`,
+			response: { status: 503, body: { message: 'Service unavailable' } },
+		});
+		// Send's last step on its own rows, through n8n-core (the send itself is tested elsewhere).
+		const finalStatusOnly: INodeType = {
+			description: {
+				...new ContactCenter().description,
+				properties: [],
+			},
+			async execute(this: IExecuteFunctions) {
+				const items = this.getInputData();
+				await addFinalStatuses.call(this, items, { timeoutMs: 5_000, pollIntervalMs: 10 });
+				return [items];
+			},
+		};
+		const logs = captureLogs();
+		let run;
+		try {
+			run = await runNode({
+				nodeType: finalStatusOnly,
+				parameters: {},
+				credentials: fixture.credentials,
+				inputItems: [{ json: { outcome: 'accepted', correlationId: failed } }],
+			});
+		} finally {
+			logs.restore();
+		}
+		expect(run.error).toBeUndefined();
+		expect(run.output?.[0][0].json).toMatchObject({
+			outcome: 'accepted',
+			received: 'no',
+			status: 'FAILED',
+			reason:
+				"The service's details could not be read (HTTP 503: Service unavailable); run Get Failed again later for the reason",
+		});
+		expect(run.hints).toEqual([
+			expect.objectContaining({
+				type: 'warning',
+				message: expect.stringMatching(/could not be read \(1 read, the last: HTTP 503/),
+			}),
+		]);
+		expect(logs.at('warn')).toHaveLength(1);
 	});
 
 	it("Get Status rows carry the contact of Send and, after their own, the fields of Send's row (outcome, sentAt)", async () => {

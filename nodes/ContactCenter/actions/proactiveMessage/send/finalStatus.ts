@@ -11,7 +11,13 @@ import {
 	NOT_RECEIVED_STATUSES,
 	receivedOf,
 } from '../../../helpers/statusOverview';
-import { readStatusDetails } from '../getFailed.operation';
+import {
+	DetailsNotRead,
+	detailsNotReadReason,
+	readStatusDetails,
+	whyNotRead,
+	type StatusDetails,
+} from '../getFailed.operation';
 import { getStatusOverview } from '../getStatus.operation';
 
 /**
@@ -28,7 +34,8 @@ export function withStatusFields(json: IDataObject, status: IDataObject): IDataO
  * Polls Get Status, once per correlation id per round, until every sent message has a final status
  * or the timeout passes. Each item of a message that went out, in this run or an earlier one
  * (already accepted, whose outcome says so), gets `received` (yes, no, unconfirmed), `status` (the
- * status last read) and `reason` (the service's, for FAILED and DELIVERING_FAILED, else ''). A
+ * status last read) and `reason` (the service's, for FAILED and DELIVERING_FAILED, else ''; where
+ * its details could not be read, that and why). A
  * status that cannot be read does not fail the item: the message was sent; `statusError` says why
  * the status is not known.
  */
@@ -66,16 +73,10 @@ export async function addFinalStatuses(
 		if (waiting.size === 0 || Date.now() + pollIntervalMs > deadline) break;
 		await sleep(pollIntervalMs);
 	}
+	const notRead = new DetailsNotRead();
 	for (const [item, { status, error }] of statusOf) {
 		const reason = NOT_RECEIVED_STATUSES.includes(status)
-			? await readStatusDetails.call(this, String(item.json.correlationId), status).then(
-					(details) =>
-						(details ?? [])
-							.map((detail) => detail.reason)
-							.filter(Boolean)
-							.join('; '),
-					() => '',
-				)
+			? await reasonOf.call(this, String(item.json.correlationId), status, notRead)
 			: '';
 		item.json = withStatusFields(item.json, {
 			received: receivedOf(status),
@@ -84,4 +85,25 @@ export async function addFinalStatuses(
 			...(error === undefined ? {} : { statusError: error }),
 		});
 	}
+	notRead.report(this);
+}
+
+/** The service's reasons of a message that did not reach its contact; where they could not be read, why. */
+async function reasonOf(
+	this: IExecuteFunctions,
+	correlationId: string,
+	status: string,
+	notRead: DetailsNotRead,
+): Promise<string> {
+	const read = await readStatusDetails.call(this, correlationId, status).catch(
+		(error: unknown): StatusDetails => ({ kind: 'notRead', why: whyNotRead(error) }),
+	);
+	if (read.kind === 'none') return '';
+	if (read.kind === 'details')
+		return read.details
+			.map((detail) => detail.reason)
+			.filter(Boolean)
+			.join('; ');
+	notRead.note(read.why);
+	return detailsNotReadReason(read.why);
 }
