@@ -5,6 +5,8 @@
 import { sleep, type IExecuteFunctions } from 'n8n-workflow';
 
 import { once, type Ticket } from '../../nodes/shared/once';
+import { api, targetOf, warnIfStorageNearlyFull } from '../../nodes/shared/recordApi';
+import { captureLogs } from '../harness';
 import { setRecordTiming } from '../harness/processState';
 import {
 	RECORD_TABLE,
@@ -226,5 +228,40 @@ describe("the record's rows past the longest retention (72 hours)", () => {
 		}
 		await waitFor(() => agedKeys().length === 1);
 		expect(agedKeys()).toEqual(['aged|71h']);
+	});
+});
+
+describe("the storage warning when n8n's API does not list the data tables' sizes", () => {
+	test("the run goes on without the warning, and n8n's log says why at warn, at most every 5 minutes per key", async () => {
+		fixture.api.setFaults(({ operation, query }) =>
+			operation === 'listTables' && query.filter === undefined ? { status: 403 } : undefined,
+		);
+		const sizesUnread =
+			/^Contact Center: the sizes of n8n's data tables could not be read, so this run cannot warn of a nearly full storage: /;
+		const logs = captureLogs();
+		try {
+			await withRecord(async (context) => {
+				// A record call that goes through between them, so that each tries the sizes again.
+				const recordCallGoesThrough = async () =>
+					await api(context, await targetOf(context), 'GET', '/data-tables', {
+						qs: { filter: JSON.stringify({ name: RECORD_TABLE }) },
+					});
+				await warnIfStorageNearlyFull(context);
+				await recordCallGoesThrough();
+				await warnIfStorageNearlyFull(context);
+				expect(logs.at('warn').filter((line) => sizesUnread.test(line))).toHaveLength(1);
+				const later = Date.now() + 5 * 60_000;
+				jest.spyOn(Date, 'now').mockReturnValue(later);
+				await recordCallGoesThrough();
+				await warnIfStorageNearlyFull(context);
+			});
+		} finally {
+			logs.restore();
+			jest.restoreAllMocks();
+		}
+		expect(logs.at('warn').filter((line) => sizesUnread.test(line))).toEqual([
+			expect.stringMatching(/403/),
+			expect.stringMatching(/403/),
+		]);
 	});
 });

@@ -19,6 +19,7 @@ export interface KeyMemory {
 	lastCallFailed: boolean;
 	fullStorage?: { message: string; at: number }; // n8n's last size limit refusal of a write
 	storageUsage?: { usedBytes: number; readAt: number; loggedAt?: number }; // n8n's data table sizes
+	sizesUnreadLoggedAt?: number; // when n8n's log last said the sizes could not be read
 }
 
 const freshState = () => ({

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { api, targetOf } from './client';
-import { memoryOfKey } from './state';
+import { memoryOfKey, type KeyMemory } from './state';
 
 // n8n's size limit and total are only on its internal REST API, which API keys cannot call; its
 // public API lists each table's `sizeBytes` (all tables to an owner's or admin's key): the record
@@ -21,9 +21,10 @@ export function storageWarning(usedBytes: number, limitBytes: number): string | 
 
 /** Warns in the run (and n8n's log, at most every 5 minutes) at n8n's warning level. */
 export async function warnIfStorageNearlyFull(context: IExecuteFunctions): Promise<void> {
+	let memory: KeyMemory | undefined;
 	try {
 		const target = await targetOf(context);
-		const memory = memoryOfKey(target);
+		memory = memoryOfKey(target);
 		// Not while n8n's API fails the record's calls: reading the sizes would only wait for retries.
 		if (memory.lastCallFailed) return;
 		let usage = memory.storageUsage;
@@ -46,7 +47,15 @@ export async function warnIfStorageNearlyFull(context: IExecuteFunctions): Promi
 		if (usage.loggedAt !== undefined && Date.now() - usage.loggedAt < LOG_EVERY_MS) return;
 		usage.loggedAt = Date.now();
 		context.logger.warn(`Contact Center: ${message}`, { workflowId: context.getWorkflow().id });
-	} catch {
-		// Sizes that cannot be read warn nothing: the record's own calls fail too.
+	} catch (error) {
+		// The run goes on: its own record calls say what fails. Only the storage warning is missing,
+		// which n8n's log says at most every 5 minutes per key (at debug where no key could be read).
+		const now = Date.now();
+		const line = `Contact Center: the sizes of n8n's data tables could not be read, so this run cannot warn of a nearly full storage: ${(error as Error).message}`;
+		if (memory === undefined) return context.logger.debug(line);
+		if (memory.sizesUnreadLoggedAt !== undefined && now - memory.sizesUnreadLoggedAt < LOG_EVERY_MS)
+			return;
+		memory.sizesUnreadLoggedAt = now;
+		context.logger.warn(line, { workflowId: context.getWorkflow().id });
 	}
 }
