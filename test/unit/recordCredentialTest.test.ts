@@ -99,6 +99,18 @@ describe("the Contact Center Record API credential's Test", () => {
 			{ apiKey: keyExpiringIn() },
 		);
 		expect(result.status).toBe('OK');
+		expect(result.message).toBe("The key works: it reads this n8n's data tables.");
+	});
+
+	test('a key whose own user cannot be read for want of an answer passes, noting that its role was not checked', async () => {
+		const { result } = await runCredentialTest(
+			{ '/data-tables': 200, '/users/u': new Error('read ECONNRESET') },
+			{ apiKey: keyExpiringIn() },
+		);
+		expect(result.status).toBe('OK');
+		expect(result.message).toMatch(
+			/^The key works: .* Note: \(1\) whether it is a key of this n8n's owner or an admin .* could not be checked: reading its user failed \(read ECONNRESET\)\.$/,
+		);
 	});
 
 	test('an expired key fails without a call, saying how to make a new one', async () => {

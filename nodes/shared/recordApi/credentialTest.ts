@@ -62,14 +62,19 @@ export async function testRecordCredential(
 			`n8n answered ${status} when listing data tables at ${baseUrl}/data-tables: ${answer}`,
 		);
 	}
-	// The role of the key's own user; a key that may not read it is the usual case.
+	// The role of the key's own user; a key that may not read it (403) is the usual case, and says
+	// nothing. A call that fails without an answer is noted: the role was not checked.
 	const userId = keyUserIdOf(apiKey);
 	const query = { includeRole: 'true' };
 	const user =
 		userId === undefined
 			? undefined
-			: await get(`/users/${encodeURIComponent(userId)}`, query).catch(() => undefined);
-	const body = user?.response.status === 200 ? user.data : undefined;
+			: await get(`/users/${encodeURIComponent(userId)}`, query).catch(
+					(error: Error & { cause?: { message?: string } }) =>
+						String(error.cause?.message ?? error.message),
+				);
+	const roleNotRead = typeof user === 'string' ? user : undefined;
+	const body = typeof user === 'object' && user.response.status === 200 ? user.data : undefined;
 	const { role, data } = (body ?? {}) as { role?: unknown; data?: { role?: unknown } };
 	const ownRole = role ?? data?.role;
 	const soon = expiresWithinDays(expiry, TEST_WARNS_WITHIN_DAYS, now);
@@ -78,6 +83,8 @@ export async function testRecordCredential(
 			`it expires on ${formatExpiry(soon)} (${timeUntil(soon, now)}); after that, write backs are answered 503 and Send Once fails. Replace it before then: ${RECORD_KEY_STEPS}`,
 		(ownRole === 'global:owner' || ownRole === 'global:admin') &&
 			`it can do more than the record needs: it is a key of this n8n's ${ownRole === 'global:owner' ? 'owner' : 'admin'} with scopes beyond data tables, so it can read and change every workflow and user of this n8n. ${RECORD_KEY_STEPS}`,
+		roleNotRead !== undefined &&
+			`whether it is a key of this n8n's owner or an admin (which can do more than the record needs) could not be checked: reading its user failed (${roleNotRead}).`,
 	].filter((note) => typeof note === 'string');
 	const works = `The key works: it reads this n8n's data tables${expiry.kind === 'expires' ? ` and expires on ${formatExpiry(expiry.at)}` : ''}.`;
 	const noted = notes.map((note, index) => `(${index + 1}) ${note}`).join(' ');
