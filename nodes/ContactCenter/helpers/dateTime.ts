@@ -17,6 +17,7 @@ export function isValidTimeZone(timeZone: string): boolean {
 		new Intl.DateTimeFormat('en-US', { timeZone });
 		return true;
 	} catch {
+		// Safe to ignore: Intl refusing the name is the answer.
 		return false;
 	}
 }

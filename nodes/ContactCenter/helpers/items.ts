@@ -70,6 +70,7 @@ function orFallback<T>(read: () => T, fallback: T): T {
 	try {
 		return read();
 	} catch {
+		// Safe to ignore: see above; the item's own error is the one reported.
 		return fallback;
 	}
 }

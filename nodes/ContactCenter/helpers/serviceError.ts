@@ -46,6 +46,7 @@ function parseBody(body: unknown): unknown {
 	try {
 		return JSON.parse(body);
 	} catch {
+		// Safe to ignore: a body that is not JSON is kept as the service's text.
 		return body;
 	}
 }

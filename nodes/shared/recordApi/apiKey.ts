@@ -28,6 +28,7 @@ function payloadOf(apiKey: string): Record<string, unknown> | undefined {
 			? (payload as Record<string, unknown>)
 			: undefined;
 	} catch {
+		// Safe to ignore: a key whose payload is not JSON has no claims to read; n8n judges the key.
 		return undefined;
 	}
 }

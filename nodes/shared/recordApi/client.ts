@@ -253,7 +253,12 @@ export async function warnIfKeyExpiresSoon(
 	{ readAfresh = false }: { readAfresh?: boolean } = {},
 ): Promise<void> {
 	// A credential that cannot be read fails the run's first record call, which names the cause.
-	const target = await targetOf(context, readAfresh).catch(() => undefined);
+	const target = await targetOf(context, readAfresh).catch((error: Error) => {
+		context.logger.debug(
+			`Contact Center: the record credential could not be read to check its key's expiry (${error.message}); the run's first record call reports it`,
+		);
+		return undefined;
+	});
 	const message = target && runWarningOf(target.expiry);
 	if (message === undefined) return;
 	context.addExecutionHints({ message, type: 'warning', location: 'outputPane' });

@@ -49,6 +49,7 @@ export async function fetchApi(url: string, options: FetchOptions & { timeout: n
 	try {
 		return { response, data: JSON.parse(text) as unknown };
 	} catch {
+		// Safe to ignore: an answer that is not JSON is kept as its text.
 		return { response, data: text === '' ? undefined : text };
 	}
 }

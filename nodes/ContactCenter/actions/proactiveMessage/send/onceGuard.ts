@@ -124,6 +124,7 @@ export class SendOnceGuard {
 		this.checkedAhead = once.check(this.context, this.work, { together });
 		return await this.checkedAhead.then(
 			(found) => found.state === 'free',
+			// Safe to ignore: earlierSend awaits checkedAhead again and reports its failure as the item's.
 			() => false,
 		);
 	}
@@ -132,13 +133,13 @@ export class SendOnceGuard {
 	async claimAhead(together: number): Promise<void> {
 		if (this.claiming) return;
 		this.claimedAhead = once.claim(this.context, this.work, 'send', { together });
-		// Its failure is the item's: the item awaits claimedAhead again at its turn and reports it.
+		// Safe to ignore: its failure is the item's, which awaits claimedAhead again at its turn and reports it.
 		await this.claimedAhead.catch(() => undefined);
 	}
 
 	/** Gives up a claim taken ahead that the item never used (the run stopped before its turn). */
 	async releaseUnused(): Promise<void> {
-		// A claim that failed took nothing to release; its failure was the item's to report.
+		// Safe to ignore: a claim that failed took nothing to release; its failure was the item's to report.
 		const claimed = await this.claimedAhead?.catch(() => undefined);
 		this.claimedAhead = undefined;
 		if (claimed?.state === 'claimed') await this.releaseQuietly(claimed.ticket);

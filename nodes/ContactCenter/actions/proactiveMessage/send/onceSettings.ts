@@ -69,6 +69,7 @@ export function parseSentDetail(text: string, fallbackAt: number): SentDetail {
 	try {
 		parsed = JSON.parse(text);
 	} catch {
+		// Safe to ignore: a detail that is not JSON (an older or foreign row) reads as empty fields.
 		parsed = undefined;
 	}
 	const value = (parsed ?? {}) as Partial<Record<keyof SentDetail, unknown>>;

@@ -124,7 +124,7 @@ export function failedSendFields(
 		try {
 			return read();
 		} catch {
-			// A field that cannot be read is what failed the item: its error is reported as such.
+			// Safe to ignore: a field that cannot be read is what failed the item, whose error is reported.
 			return empty;
 		}
 	};

@@ -84,7 +84,7 @@ function sendRunOf(this: IExecuteFunctions, options: SendOptions): SendRun {
 		try {
 			return itemOf(i).guard;
 		} catch {
-			// The item fails when its turn comes.
+			// Safe to ignore: the item reads its fields again when its turn comes, and fails there.
 			return undefined;
 		}
 	};
