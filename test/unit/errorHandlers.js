@@ -96,11 +96,7 @@ function handlersOf(file, text = fs.readFileSync(path.join(ROOT, file), 'utf8'))
 				method === 'catch' ? node.arguments[0] : method === 'then' ? node.arguments[1] : undefined;
 			if (isFunction(handler)) {
 				const first = handler.parameters[0]?.name;
-				describe(
-					handler,
-					handler,
-					first && ts.isIdentifier(first) ? first.text : undefined,
-				);
+				describe(handler, handler, first && ts.isIdentifier(first) ? first.text : undefined);
 			}
 		}
 		ts.forEachChild(node, visit);

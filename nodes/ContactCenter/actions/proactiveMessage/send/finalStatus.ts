@@ -95,9 +95,9 @@ async function reasonOf(
 	status: string,
 	notRead: DetailsNotRead,
 ): Promise<string> {
-	const read = await readStatusDetails.call(this, correlationId, status).catch(
-		(error: unknown): StatusDetails => ({ kind: 'notRead', why: whyNotRead(error) }),
-	);
+	const read = await readStatusDetails
+		.call(this, correlationId, status)
+		.catch((error: unknown): StatusDetails => ({ kind: 'notRead', why: whyNotRead(error) }));
 	if (read.kind === 'none') return '';
 	if (read.kind === 'details')
 		return read.details
