@@ -18,7 +18,7 @@ function freshState() {
 		refusals: new Map<string, RefusalTally>(),
 		/** When each trigger node last asked for a report of write backs kept only in memory. */
 		keptInMemoryAskedAt: new Map<string, number>(),
-		/** Nonces of the report calls taken within their freshness window (see reportCallOf). */
+		/** Nonces of the report calls taken, each until a call carrying it could no longer pass as fresh (see reportCallOf). */
 		reportNonces: new Map<string, number>(),
 	};
 }

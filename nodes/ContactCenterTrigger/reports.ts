@@ -41,7 +41,10 @@ export type RefusalCause =
 	| 'recordKey'
 	| 'apiUnavailable'
 	| 'apiRateLimited'
-	| 'recordUnusable';
+	| 'recordUnusable'
+	| 'reportOtherTrigger'
+	| 'reportStale'
+	| 'reportReplayed';
 
 /** What a report is about: calls refused, or write backs processed whose key only memory holds. */
 type ReportCause = RefusalCause | 'keptInMemory';
@@ -58,6 +61,8 @@ export interface Refusal {
 	what: string;
 	/** How to fix it: the start of the report's description. */
 	fix: string;
+	/** What the sender does meanwhile, where it is not the service (SERVICE_AGAIN). */
+	again?: string;
 }
 
 /**
@@ -122,7 +127,7 @@ export function refuse(
 	return reportRun(context, {
 		cause: refusal.cause,
 		message: `${refusal.what}: ${calls(due.refused)} to the ${ENDPOINT_NAME[endpoint]} URL refused (${refusal.status}) since ${new Date(due.since).toISOString()}`,
-		description: `${refusal.fix} ${SERVICE_AGAIN[endpoint]} ${REPORT_BOUND}`,
+		description: `${refusal.fix} ${refusal.again ?? SERVICE_AGAIN[endpoint]} ${REPORT_BOUND}`,
 		status: refusal.status,
 		refusedCalls: due.refused,
 		since: new Date(due.since).toISOString(),
@@ -153,8 +158,13 @@ function reportRun(
  *
  * The call is told apart by a header no delivery carries: a signature with a key derived from the
  * secret key (REPORT_KEY_LABEL), so a delivery is processed as a delivery whatever its body holds.
- * Its body carries its time and a nonce: a call older than REPORT_CALL_FRESH_MS, or one this process
- * has taken already, does nothing.
+ * Its body, which both signatures cover, carries the trigger's webhook id, its time and a nonce: a
+ * call for another trigger with the same secret, one more than REPORT_CALL_FRESH_MS off this
+ * process's clock, or one this process has taken already is refused, and reported like any refused
+ * call. Nonces are kept in each process only: in queue mode a captured call can be taken once by
+ * each webhook process within REPORT_CALL_FRESH_MS, which only repeats a report already made (see
+ * docs/trigger.md); the store every process shares is n8n's API, the very thing failing when
+ * this report is made.
  */
 const REPORT_URL_FIELD = 'contactCenterReportUrl';
 const REPORT_HEADER = 'x-contact-center-report';
@@ -165,6 +175,10 @@ const REPORT_CALL_RETRY_MS = 60_000;
 
 const reportKeyOf = (signingKey: Buffer) =>
 	createHmac('sha256', signingKey).update(REPORT_KEY_LABEL).digest();
+
+/** The trigger a report call is for: its webhook id, as in its URL. */
+const webhookIdOf = (context: IWebhookFunctions | IExecuteFunctions) =>
+	context.getNode().webhookId ?? context.getNode().id;
 
 export function carryReportUrl(context: IWebhookFunctions, item: INodeExecutionData): void {
 	const url = context.getNodeWebhookUrl('default');
@@ -214,9 +228,14 @@ export async function askForKeptInMemoryReport(
 		const secret = decodeSigningSecret(credentials.secret);
 		if (!secret.ok) return cannotReport(`the signing secret cannot be used (${secret.detail})`);
 		const body = Buffer.from(
-			JSON.stringify({ keptInMemory: kept, at: now, nonce: randomBytes(12).toString('hex') }),
+			JSON.stringify({
+				keptInMemory: kept,
+				webhookId: webhookIdOf(context),
+				at: now,
+				nonce: randomBytes(12).toString('hex'),
+			}),
 		);
-		await context.helpers.httpRequest({
+		const answer = (await context.helpers.httpRequest({
 			method: 'POST',
 			url,
 			body,
@@ -226,7 +245,14 @@ export async function askForKeptInMemoryReport(
 				[REPORT_HEADER]: computeSignature(reportKeyOf(secret.key), body),
 			},
 			timeout: 10_000,
-		});
+			returnFullResponse: true,
+			ignoreHttpStatusErrors: true,
+		})) as { statusCode?: number; body?: unknown };
+		if (answer.statusCode !== 202) {
+			return cannotReport(
+				`the call to this trigger's Production URL ${url} was answered ${answer.statusCode ?? 'without a status'} (${answerMessageOf(answer.body)}), not taken as a report`,
+			);
+		}
 	} catch (error) {
 		cannotReport(
 			`the call to this trigger's Production URL ${url} failed (${(error as Error).message}); check that n8n's WEBHOOK_URL reaches this n8n from this process`,
@@ -234,33 +260,110 @@ export async function askForKeptInMemoryReport(
 	}
 }
 
+/** The `message` of the trigger's answer, for the log of the run whose report call was not taken. */
+function answerMessageOf(body: unknown): string {
+	let parsed = body;
+	if (Buffer.isBuffer(parsed)) parsed = parsed.toString('utf8');
+	if (typeof parsed === 'string') {
+		try {
+			parsed = JSON.parse(parsed);
+		} catch {
+			// Safe to ignore: an answer that is not JSON is quoted as its text below.
+		}
+	}
+	const message = (parsed as IDataObject | undefined)?.message;
+	if (typeof message === 'string') return message;
+	return typeof parsed === 'string' && parsed !== '' ? parsed.slice(0, 300) : 'no message';
+}
+
+/** A signed write back call that is the trigger's own report call: the count to report, or why it is refused. */
+export type ReportCall = { kept: number } | { refusal: Refusal };
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const writeBacks = (n: number) => (n === 1 ? '1 write back' : `${n} write backs`);
+const RUN_ASKS_AGAIN =
+	'The write back run that made the call logs at warn that it could not report, and the next write back run of that n8n process asks again a minute later.';
+
 /**
  * Whether a signed write back call is the trigger's own report call (see above): the count to
- * report, 0 for a stale or replayed one (answered, nothing reported), undefined for a delivery.
+ * report, a refusal for one made for another trigger, stale or replayed, or undefined for a delivery.
  */
 export function reportCallOf(
 	context: IWebhookFunctions,
 	signed: { body: IDataObject; rawBody: Buffer; key: Buffer },
-): number | undefined {
+): ReportCall | undefined {
 	const headers = (context.getRequestObject() as unknown as { headers?: Record<string, unknown> })
 		.headers;
 	const header = readHeader(headers, REPORT_HEADER);
 	if (header === undefined) return undefined;
 	if (!verifySignature(signed.rawBody, header, reportKeyOf(signed.key)).valid) return undefined;
-	const { keptInMemory, at, nonce } = signed.body;
+	const { keptInMemory, webhookId, at, nonce } = signed.body;
+	const kept =
+		typeof keptInMemory === 'number' && Number.isInteger(keptInMemory) && keptInMemory > 0
+			? keptInMemory
+			: 0;
+	const ours = webhookIdOf(context);
+	if (webhookId !== ours)
+		return { refusal: otherTriggerRefusal(String(webhookId ?? 'none'), ours) };
 	const now = Date.now();
+	if (typeof at !== 'number' || Math.abs(now - at) > REPORT_CALL_FRESH_MS)
+		return { refusal: staleRefusal(typeof at === 'number' ? at : undefined, now, kept) };
 	const seen = triggerState.reportNonces;
-	for (const [old, takenAt] of seen) if (now - takenAt > REPORT_CALL_FRESH_MS) seen.delete(old);
-	const fresh = typeof at === 'number' && Math.abs(now - at) <= REPORT_CALL_FRESH_MS;
-	if (!fresh || typeof nonce !== 'string' || seen.has(nonce)) return 0;
-	seen.set(nonce, now);
-	return typeof keptInMemory === 'number' && Number.isInteger(keptInMemory) && keptInMemory > 0
-		? keptInMemory
-		: 0;
+	// A nonce is kept while a call carrying it could pass as fresh: until its own time is stale.
+	for (const [old, keptUntil] of seen) if (now > keptUntil) seen.delete(old);
+	if (typeof nonce !== 'string' || nonce === '' || seen.has(nonce))
+		return { refusal: replayedRefusal() };
+	seen.set(nonce, at + REPORT_CALL_FRESH_MS);
+	return { kept };
 }
 
-/** Answers the trigger's own call for a report of write backs kept only in memory, and reports. */
-export function reportKeptInMemory(context: IWebhookFunctions, kept: number): IWebhookResponseData {
+function otherTriggerRefusal(theirs: string, ours: string): Refusal {
+	return {
+		cause: 'reportOtherTrigger',
+		status: 403,
+		answer: `This report call is signed for another trigger (webhook id ${theirs}), not for this one (${ours}); it was not taken`,
+		what: `Report calls signed for another trigger (webhook id ${theirs}) reached this trigger's Write Back URL`,
+		fix: 'A write back run of another Contact Center Trigger with the same signing secret made them for its own URL: a proxy in front of n8n routed them here, or someone sent a captured call here. They change nothing here.',
+		again: RUN_ASKS_AGAIN,
+	};
+}
+
+function staleRefusal(at: number | undefined, now: number, kept: number): Refusal {
+	const offBy =
+		at === undefined
+			? 'carried no time'
+			: `carried ${iso(at)}, ${Math.round(Math.abs(now - at) / 1000)} s ${at < now ? 'before' : 'after'} this n8n process's clock (${iso(now)})`;
+	return {
+		cause: 'reportStale',
+		status: 403,
+		answer: `A report call is taken only within ${REPORT_CALL_FRESH_MS / 1000} s of the time it carries: this one ${offBy}; it was not taken`,
+		what: `Report calls of this trigger's own runs refused as more than ${REPORT_CALL_FRESH_MS / 1000} s off this n8n process's clock (the last ${offBy}, reporting ${writeBacks(kept)} processed and kept as done only in the memory of the n8n process that ran ${kept === 1 ? 'it' : 'them'})`,
+		fix: `A write back run makes such a call when n8n's API did not take its record row, and the call is taken only within ${REPORT_CALL_FRESH_MS / 1000} s of its time, so that a captured one cannot be sent again later. Either the clocks of the n8n processes differ by more than that (the one that ran the write back, e.g. a queue-mode worker, and the one that received the call): sync them (NTP), as until then these report calls are refused; or an old call was sent again, which changes nothing.`,
+		again: RUN_ASKS_AGAIN,
+	};
+}
+
+function replayedRefusal(): Refusal {
+	return {
+		cause: 'reportReplayed',
+		status: 409,
+		answer: 'This report call was taken already; each is taken once',
+		what: "Report calls of this trigger's own runs sent again after this n8n process had taken them",
+		fix: 'Each report call carries a nonce and is taken once; one sent again changes nothing. Something in front of n8n repeats requests (a proxy or load balancer that retries a POST), or someone who captured a call sent it again: signed, it can only repeat a report already made.',
+		again: 'Nothing is lost: the call was reported when it was first taken.',
+	};
+}
+
+/**
+ * Answers the trigger's own call for a report of write backs kept only in memory, and reports; a
+ * refused one (another trigger's, stale, replayed) is answered and reported as a refused call.
+ */
+export function reportKeptInMemory(
+	context: IWebhookFunctions,
+	call: ReportCall,
+): IWebhookResponseData {
+	if ('refusal' in call) return refuse(context, 'writeBack', call.refusal);
+	const { kept } = call;
 	const res = context.getResponseObject() as unknown as MinimalResponse;
 	writeJsonResponse(res, 202, { message: kept > 0 ? 'reported' : 'nothing to report' });
 	if (kept === 0 || context.getMode() === 'manual') return { noWebhookResponse: true };

@@ -82,6 +82,8 @@ export interface FlowOptions {
 	parameters: IDataObject;
 	credentials: CredentialStore;
 	workflowId: string;
+	/** The trigger node's webhook id (the path of its production URL); 'flow-webhook-id' unless told. */
+	webhookId?: string;
 	/** n8n in queue mode: the run happens on a worker, in a workflow of its own. */
 	queueMode?: boolean;
 	/** Where n8n serves production webhooks (its WEBHOOK_URL + /webhook): what the trigger's own calls reach. */
@@ -139,7 +141,7 @@ export async function deliver(options: FlowOptions, delivery: Delivery): Promise
 		type: typeName,
 		typeVersion: options.typeVersion,
 		position: [0, 0],
-		webhookId: 'flow-webhook-id',
+		webhookId: options.webhookId ?? 'flow-webhook-id',
 		parameters: options.parameters as INode['parameters'],
 		credentials: options.credentials.nodeCredentials(),
 	};

@@ -14,6 +14,7 @@ import type { IDataObject, IRunExecutionData } from 'n8n-workflow';
 import { resetTriggerState } from '../../nodes/ContactCenterTrigger/processState';
 import { REPORT_INTERVAL_MS } from '../../nodes/ContactCenterTrigger/reports';
 import { once } from '../../nodes/shared/once';
+import { captureLogs } from '../harness';
 import { setRecordTiming } from '../harness/processState';
 import {
 	deliver,
@@ -82,6 +83,62 @@ const keptRowWritten = async (key: string, timeoutMs?: number) =>
 		const done = rowsOfKey(key).find((row) => row.state === 'done');
 		return done !== undefined && once.keptOnlyInMemory(String(done.scope)) === 0;
 	}, timeoutMs);
+
+/**
+ * The trigger's Write Back URL, served on 127.0.0.1 the way n8n serves it: each call is kept and
+ * delivered to `deliverTo` (another trigger, for a proxy that routes wrongly), or only answered
+ * 202 when `deliverTo` is null (a call captured on its way).
+ */
+async function serveOwnUrl(of: FlowOptions, deliverTo: FlowOptions | null = of) {
+	const calls: DeliveryResult[] = [];
+	const requests: Delivery[] = [];
+	const server = createServer((req, res) => {
+		const chunks: Buffer[] = [];
+		req.on('data', (chunk: Buffer) => chunks.push(chunk));
+		req.on('end', () => {
+			const headers = Object.fromEntries(
+				Object.entries(req.headers).map(([name, value]) => [name, String(value)]),
+			);
+			const request = { rawBody: Buffer.concat(chunks), headers };
+			requests.push(request);
+			if (deliverTo === null) {
+				res.writeHead(202, { 'content-type': 'application/json' }).end('{"message":"reported"}');
+				return;
+			}
+			void deliver(deliverTo, request).then((result) => {
+				calls.push(result);
+				res
+					.writeHead(result.status ?? 500, { 'content-type': 'application/json' })
+					.end(JSON.stringify(result.body ?? {}));
+			});
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	of.webhookBaseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhook`;
+	return { calls, requests, close: async () => await new Promise((done) => server.close(done)) };
+}
+
+type OwnUrl = Awaited<ReturnType<typeof serveOwnUrl>>;
+
+/**
+ * A write back processed while n8n refuses its done row, so that its run makes a report call to
+ * the trigger's own URL; resolves with that call once it is made and the row is written.
+ */
+async function keptWriteBack(label: string, own: OwnUrl): Promise<Delivery> {
+	setRecordTiming({ pendingRetryMs: 100 });
+	const [warmUp, kept] = newKeys(label, 2);
+	expect(parseAnswer(await deliver(flow, signed(writeBack(warmUp))))?.status).toBe('processed');
+	const before = own.requests.length;
+	fixture.api.setMaxSize(fixture.api.totalSize());
+	try {
+		expect(parseAnswer(await deliver(flow, signed(writeBack(kept))))?.status).toBe('processed');
+		await waitFor(() => own.requests.length > before);
+	} finally {
+		fixture.api.setMaxSize(undefined);
+	}
+	await keptRowWritten(kept);
+	return own.requests[before];
+}
 
 describe('write back in one n8n process: refusals reported in n8n', () => {
 	test('a rotated signing secret: 60 deliveries answered 401, one report failing at the trigger with the cause, the count and the fix; none of them runs a node or touches a key', async () => {
@@ -167,25 +224,8 @@ describe('write back in one n8n process: refusals reported in n8n', () => {
 
 	test("a write back run while n8n refuses its done row: its run asks for a report through the trigger's own Write Back URL, signed; the report says it is held only in memory and what a restart would do, once per 5 minutes however many are kept", async () => {
 		setRecordTiming({ pendingRetryMs: 100 });
-		// The trigger's Write Back URL, served the way n8n serves it: each call is a delivery.
-		const ownCalls: DeliveryResult[] = [];
-		const ownRequests: Delivery[] = [];
-		const server = createServer((req, res) => {
-			const chunks: Buffer[] = [];
-			req.on('data', (chunk: Buffer) => chunks.push(chunk));
-			req.on('end', () => {
-				const headers = Object.fromEntries(
-					Object.entries(req.headers).map(([name, value]) => [name, String(value)]),
-				);
-				ownRequests.push({ rawBody: Buffer.concat(chunks), headers });
-				void deliver(flow, { rawBody: Buffer.concat(chunks), headers }).then((result) => {
-					ownCalls.push(result);
-					res.writeHead(result.status ?? 500).end();
-				});
-			});
-		});
-		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-		flow.webhookBaseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhook`;
+		const own = await serveOwnUrl(flow);
+		const { calls: ownCalls, requests: ownRequests } = own;
 		try {
 			const [warmUp, ...kept] = newKeys('kept', 3);
 			expect(parseAnswer(await deliver(flow, signed(writeBack(warmUp))))?.status).toBe('processed');
@@ -215,10 +255,10 @@ describe('write back in one n8n process: refusals reported in n8n', () => {
 				false,
 			);
 
-			// The same call replayed (captured on its way): answered, nothing reported, nothing run.
+			// The same call sent again (captured on its way) is refused: see the replay test below.
 			const replayed = await deliver(flow, ownRequests[0]);
-			expect(replayed.status).toBe(202);
-			expect(runsOf([replayed])).toHaveLength(0);
+			expect(replayed.status).toBe(409);
+			expect(flow.database.sink.processed).toHaveLength(2);
 
 			// Within 5 minutes the same process does not ask again.
 			fixture.api.setMaxSize(undefined);
@@ -231,8 +271,161 @@ describe('write back in one n8n process: refusals reported in n8n', () => {
 			await keptRowWritten(kept[1]);
 		} finally {
 			fixture.api.setMaxSize(undefined);
-			await new Promise((resolve) => server.close(resolve));
+			await own.close();
 		}
+	});
+
+	describe("the trigger's own report call: its signature covers the trigger's webhook id, its time and its nonce", () => {
+		const reportMessage =
+			/^1 write back was processed and answered 200, but n8n's API did not take its record row/;
+		let own: OwnUrl;
+		afterEach(async () => await own?.close());
+
+		test('a report call signed for another trigger with the same secret is refused 403 and reported, and the run that made it logs that it could not report; the webhook id cannot be changed without breaking the signature', async () => {
+			// A proxy routes the run's call to another Write Back trigger whose credential has the same secret.
+			const other: FlowOptions = { ...flow, webhookId: 'other-trigger-webhook-id' };
+			own = await serveOwnUrl(flow, other);
+			const logs = captureLogs();
+			let call: Delivery;
+			try {
+				call = await keptWriteBack('other-trigger', own);
+				await waitFor(() =>
+					logs.at('warn').some((line) => /could not be reported as a failed execution/.test(line)),
+				);
+			} finally {
+				logs.restore();
+			}
+			expect(own.calls[0].status).toBe(403);
+			expect(parseAnswer(own.calls[0])?.message).toBe(
+				'This report call is signed for another trigger (webhook id flow-webhook-id), not for this one (other-trigger-webhook-id); it was not taken',
+			);
+			const reports = runsOf(own.calls);
+			expect(reports.map((run) => errorOf(run)?.message)).toEqual([
+				expect.stringMatching(
+					/^Report calls signed for another trigger \(webhook id flow-webhook-id\) reached this trigger's Write Back URL: 1 call to the write back URL refused \(403\) since /,
+				),
+			]);
+			expect(errorOf(reports[0])?.description).toMatch(/They change nothing here\./);
+			expect(logs.at('warn')).toEqual(
+				expect.arrayContaining([
+					expect.stringMatching(
+						/: Report calls signed for another trigger \(webhook id flow-webhook-id\)/,
+					),
+					expect.stringMatching(
+						/could not be reported as a failed execution: the call to this trigger's Production URL .* was answered 403 \(This report call is signed for another trigger/,
+					),
+				]),
+			);
+
+			// The same call with its webhook id changed to the other trigger's: neither signature matches.
+			const forged = Buffer.from(
+				call.rawBody.toString('utf8').replace('flow-webhook-id', 'other-trigger-webhook-id'),
+			);
+			const answer = await deliver(other, { rawBody: forged, headers: call.headers });
+			expect(answer.status).toBe(401);
+			expect(parseAnswer(answer)?.message).toMatch(
+				/does not match the body and the signing secret/,
+			);
+			expect(runsOf([answer]).map((run) => errorOf(run)?.message)).toEqual([
+				expect.stringMatching(/^The signature did not match/),
+			]);
+		});
+
+		test('a report call more than 60 s off the clock of the process that receives it (late, or the clocks of two n8n processes apart) is refused 403, reported with what it reported, and logged at warn', async () => {
+			own = await serveOwnUrl(flow, null);
+			const call = await keptWriteBack('stale', own);
+			const { at } = JSON.parse(call.rawBody.toString('utf8')) as { at: number };
+			jest.spyOn(Date, 'now').mockReturnValue(at + 61_000);
+			const logs = captureLogs();
+			let stale: DeliveryResult;
+			try {
+				stale = await deliver(flow, call);
+			} finally {
+				logs.restore();
+				jest.restoreAllMocks();
+			}
+			expect(stale.status).toBe(403);
+			expect(parseAnswer(stale)?.message).toBe(
+				`A report call is taken only within 60 s of the time it carries: this one carried ${new Date(at).toISOString()}, 61 s before this n8n process's clock (${new Date(at + 61_000).toISOString()}); it was not taken`,
+			);
+			const message = new RegExp(
+				`^Report calls of this trigger's own runs refused as more than 60 s off this n8n process's clock \\(the last carried ${new Date(at).toISOString().replace(/\./g, '\\.')}, 61 s before .*, reporting 1 write back processed and kept as done only in the memory of the n8n process that ran it\\): 1 call to the write back URL refused \\(403\\)`,
+			);
+			const reports = runsOf([stale]);
+			expect(reports.map((run) => errorOf(run)?.message)).toEqual([expect.stringMatching(message)]);
+			expect(errorOf(reports[0])?.description).toMatch(/sync them \(NTP\)/);
+			expect(logs.at('warn')).toEqual([
+				expect.stringMatching(
+					/^Contact Center Trigger "Contact Center Trigger": Report calls of this trigger's own runs refused as more than 60 s off/,
+				),
+			]);
+
+			// Ahead of the clock by as much: refused the same way, counted into the next report.
+			jest.spyOn(Date, 'now').mockReturnValue(at - 61_000);
+			const logsAhead = captureLogs();
+			let ahead: DeliveryResult;
+			try {
+				ahead = await deliver(flow, call);
+			} finally {
+				logsAhead.restore();
+				jest.restoreAllMocks();
+			}
+			expect(ahead.status).toBe(403);
+			expect(parseAnswer(ahead)?.message).toMatch(/61 s after this n8n process's clock/);
+			expect(runsOf([ahead])).toEqual([]);
+			expect(logsAhead.at('warn')).toEqual([]);
+		});
+
+		test("a report call sent again is refused 409, reported and logged at warn (never a flood), as long as it could pass as fresh, also when its sender's clock was ahead; another n8n process takes it once, which repeats the report already made and nothing else", async () => {
+			own = await serveOwnUrl(flow, null);
+			const call = await keptWriteBack('replayed', own);
+			const { at } = JSON.parse(call.rawBody.toString('utf8')) as { at: number };
+			const processed = flow.database.sink.processed.length;
+			const rows = recordRows(fixture.api, fixture.apiKey).length;
+			// Taken at once, by a process whose clock is 59 s behind its sender's: reported.
+			const clock = jest.spyOn(Date, 'now').mockReturnValue(at - 59_000);
+			const logs = captureLogs();
+			const answers: DeliveryResult[] = [];
+			try {
+				answers.push(await deliver(flow, call));
+				// Sent again 60 s later, when the call still passes as fresh (1 s off its time): refused.
+				clock.mockReturnValue(at + 1_000);
+				for (let i = 0; i < 20; i++) answers.push(await deliver(flow, call));
+			} finally {
+				logs.restore();
+				jest.restoreAllMocks();
+			}
+			expect(answers.map((answer) => answer.status)).toEqual([202, ...Array(20).fill(409)]);
+			expect(parseAnswer(answers[1])?.message).toBe(
+				'This report call was taken already; each is taken once',
+			);
+			const reports = runsOf(answers).map((run) => errorOf(run)?.message);
+			expect(reports).toEqual([
+				expect.stringMatching(reportMessage),
+				expect.stringMatching(
+					/^Report calls of this trigger's own runs sent again after this n8n process had taken them: 1 call to the write back URL refused \(409\)/,
+				),
+			]);
+			expect(logs.at('warn')).toEqual([
+				expect.stringMatching(/: 1 write back was processed and answered 200/),
+				expect.stringMatching(/: Report calls of this trigger's own runs sent again/),
+			]);
+
+			// Another webhook process (queue mode) has not seen the nonce: it takes the call once
+			// and repeats the report, with the same message; no node runs and no key is touched.
+			resetTriggerState();
+			jest.spyOn(Date, 'now').mockReturnValue(at + 1_000);
+			const elsewhere: DeliveryResult[] = [];
+			try {
+				elsewhere.push(await deliver(flow, call), await deliver(flow, call));
+			} finally {
+				jest.restoreAllMocks();
+			}
+			expect(elsewhere.map((answer) => answer.status)).toEqual([202, 409]);
+			expect(errorOf(runsOf(elsewhere)[0])?.message).toBe(reports[0]);
+			expect(flow.database.sink.processed).toHaveLength(processed);
+			expect(recordRows(fixture.api, fixture.apiKey)).toHaveLength(rows);
+		});
 	});
 
 	test("a delivery whose body carries the report call's fields, signed by the service, is processed as a delivery", async () => {
