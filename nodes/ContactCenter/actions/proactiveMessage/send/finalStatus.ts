@@ -5,13 +5,8 @@ import {
 	type INodeExecutionData,
 } from 'n8n-workflow';
 
-import {
-	currentStatusOf,
-	FINAL_STATUSES,
-	NOT_RECEIVED_STATUSES,
-	receivedOf,
-} from '../../../helpers/statusOverview';
-import { readStatusDetails } from '../getFailed.operation';
+import { currentStatusOf, FINAL_STATUSES, receivedOf } from '../../../helpers/statusOverview';
+import { notReceivedReason } from '../getDeliveryReport.operation';
 import { getStatusOverview } from '../getStatus.operation';
 
 /**
@@ -67,16 +62,7 @@ export async function addFinalStatuses(
 		await sleep(pollIntervalMs);
 	}
 	for (const [item, { status, error }] of statusOf) {
-		const reason = NOT_RECEIVED_STATUSES.includes(status)
-			? await readStatusDetails.call(this, String(item.json.correlationId), status).then(
-					(details) =>
-						(details ?? [])
-							.map((detail) => detail.reason)
-							.filter(Boolean)
-							.join('; '),
-					() => '',
-				)
-			: '';
+		const reason = await notReceivedReason.call(this, String(item.json.correlationId), status);
 		item.json = withStatusFields(item.json, {
 			received: receivedOf(status),
 			status,
