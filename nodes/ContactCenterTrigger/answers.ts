@@ -2,11 +2,13 @@ import type {
 	IDataObject,
 	IExecuteFunctions,
 	IExecuteResponsePromiseData,
+	IHookFunctions,
 	IRunExecutionData,
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
 
+import { operationError } from '../shared/operationError';
 import { writeJsonResponse, type MinimalResponse } from './request';
 
 /** The trigger's answers to the service: from the webhook call, or from the run once it ended. */
@@ -105,27 +107,69 @@ function runInMemory(context: IExecuteFunctions): IRunExecutionData | undefined 
 	return run !== null && typeof run === 'object' ? (run as IRunExecutionData) : undefined;
 }
 
+/**
+ * The run as n8n saved it, should its data in memory not tell: n8n saves a run in its own
+ * end-of-run hook, which runs before the handlers nodes add. Undefined where n8n does not save
+ * the run (a successful run with EXECUTIONS_DATA_SAVE_ON_SUCCESS=none or "Do not save").
+ */
+async function savedRun(context: IExecuteFunctions): Promise<IRunExecutionData | undefined> {
+	try {
+		return await context.getExecutionDataById(context.getExecutionId());
+	} catch (error) {
+		// The caller logs a run whose end neither tells; this says why the saved one did not.
+		context.logger.debug(
+			`Contact Center Trigger: the saved execution ${context.getExecutionId()} could not be read (${(error as Error).message})`,
+		);
+		return undefined;
+	}
+}
+
 /** How the run ended: a run stopped from the editor or the API counts as failed. */
-export function outcomeAtEnd(context: IExecuteFunctions): RunOutcome {
+export async function outcomeAtEnd(context: IExecuteFunctions): Promise<RunOutcome> {
 	if (context.getExecutionCancelSignal?.()?.aborted === true) return 'failed';
-	return outcomeOfRun(runInMemory(context), context.getNode().name);
+	const startNodeName = context.getNode().name;
+	const inMemory = outcomeOfRun(runInMemory(context), startNodeName);
+	if (inMemory !== 'unknown') return inMemory;
+	return outcomeOfRun(await savedRun(context), startNodeName);
 }
 
 /**
  * Calls `handler` once the run has ended (n8n's execution-finish hook, in the process that ran
- * it), with how it ended, unless `skip` says by then that nothing is left to do. Without that hook
- * (n8n before 2.33) nothing is called and n8n answers by itself.
+ * it), with how it ended, unless `skip` says by then that nothing is left to do. Returns false,
+ * calling nothing, where n8n gives the run no such hook (n8n before 2.33): the caller decides what
+ * to do without it.
  */
 export function whenRunEnds(
 	context: IExecuteFunctions,
 	handler: (outcome: RunOutcome) => Promise<void>,
 	skip: () => boolean = () => false,
-): void {
-	if (typeof context.onExecutionFinish !== 'function') return;
+): boolean {
+	if (typeof context.onExecutionFinish !== 'function') return false;
 	context.onExecutionFinish(async () => {
 		if (skip()) return;
-		await handler(outcomeAtEnd(context));
+		await handler(await outcomeAtEnd(context));
 	});
+	return true;
+}
+
+/** The oldest n8n the trigger supports, and the one it is tested with (docs/compatibility.md). */
+export const SUPPORTED_N8N = 'n8n 2.36.0 or later (tested with 2.41.1)';
+
+/**
+ * At activation: whether this n8n's contexts carry the run data the trigger reads as a run ends.
+ * n8n-core builds the activation's hook context and a run's execute context on the same base
+ * class (`NodeExecutionContext`), which sets `runExecutionData` in its constructor, null where
+ * there is no run; an n8n whose hook context lacks it builds its contexts differently.
+ */
+export function assertRunEndReadable(context: IHookFunctions): void {
+	if ('runExecutionData' in context) return;
+	throw operationError(
+		context.getNode(),
+		`This version of n8n is not supported by the Contact Center Trigger: it cannot learn how a write back run ends, so it cannot answer "After the Workflow Succeeds"`,
+		{
+			description: `Use ${SUPPORTED_N8N}, or set the trigger's Respond to "Immediately" (each event is then recorded as processed before the answer, and a run that fails is not delivered again).`,
+		},
+	);
 }
 
 /**

@@ -6,7 +6,7 @@ import type {
 } from 'n8n-workflow';
 
 import { LOOKUP_ANSWERED_FLAG, buildLookupHttpResponse } from '../shared/lookupResponse';
-import { answerFailedRun, jsonResponse, whenRunEnds } from './answers';
+import { SUPPORTED_N8N, answerFailedRun, jsonResponse, whenRunEnds } from './answers';
 
 /** The Lookup endpoint: the service asks for a contact's attributes (spec 2.9). */
 
@@ -90,7 +90,7 @@ export function runLookup(
 	const flow = context.getContext('flow');
 	const ifNoResponse = context.getNodeParameter('ifNoResponse', 0, 'notFound') as string;
 	if (context.getMode() === 'manual') hintTestAnswer(context, ifNoResponse);
-	whenRunEnds(
+	const registered = whenRunEnds(
 		context,
 		async (outcome) => {
 			if (outcome === 'failed') return await answerFailedRun(context);
@@ -102,5 +102,10 @@ export function runLookup(
 		},
 		() => flow[LOOKUP_ANSWERED_FLAG] === true,
 	);
+	if (!registered) {
+		context.logger.error(
+			`Contact Center Trigger "${context.getNode().name}": this n8n gives the lookup run (execution ${context.getExecutionId()}) no execution-finish hook, so a run that ends without Respond to Lookup, or fails, is answered by n8n itself, not ${ifNoResponse === 'serverError' ? '500' : '404'}. The trigger supports ${SUPPORTED_N8N}.`,
+		);
+	}
 	return [items];
 }

@@ -20,9 +20,11 @@ import {
 	type RecordFailureCause,
 } from '../shared/recordApi';
 import {
+	SUPPORTED_N8N,
 	answerFailedRun,
 	answerWithoutRun,
 	answerWriteBack,
+	assertRunEndReadable,
 	whenRunEnds,
 	writeBackAnswer,
 	type WriteBackStatus,
@@ -34,6 +36,7 @@ import {
 	withoutReportUrl,
 	type Refusal,
 } from './reports';
+import { pausingNodesAfter, pausingNodesError, pausingNodesText } from './pausingNodes';
 import { KNOWN_WRITE_BACK_TYPES, simplifyWriteBack } from './simplify';
 
 /**
@@ -212,32 +215,66 @@ export async function runWriteBack(
 		}
 		ticket = taken.ticket;
 	}
-	if (context.getNodeParameter('respond', 0, 'afterSuccess') === 'immediately') {
+	const respond = context.getNodeParameter('respond', 0, 'afterSuccess') as string;
+	if (respond === 'immediately') {
 		if (ticket !== undefined) await recordBeforeAnswering(context, ticket);
 		await answerWriteBack(context, 'processed', key);
 		return [items];
 	}
-	whenRunEnds(context, async (outcome) => {
-		if (outcome === 'unknown') {
-			// Not seen with n8n 2.36 to 2.41; should a later n8n hide how its runs end, the event is
-			// delivered again rather than taken as ingested without knowing.
-			context.logger.warn(
-				`Contact Center Trigger "${context.getNode().name}": n8n did not say how the run of write back ${key ?? '(no idempotency key)'} ended (execution ${context.getExecutionId()}), so it is answered 500 and its key released: the service delivers it again, and the workflow may run for it a second time`,
-			);
-		}
-		if (outcome !== 'succeeded') {
+	await refuseRunsThatPause(context, ticket);
+	const registered = whenRunEnds(context, async (outcome) => {
+		if (outcome === 'failed') {
 			if (ticket !== undefined) await releaseQuietly(context, ticket);
 			await answerFailedRun(context);
 			return;
 		}
-		// The run succeeded: it counts as done from now on, also while n8n's API does not take its
-		// row yet, so that no redelivery runs it again.
+		if (outcome === 'unknown') {
+			// Not seen with n8n 2.36 to 2.41. Releasing the key would run the workflow again for
+			// every redelivery, each ending the same way: it runs at most once instead.
+			context.logger.error(
+				`Contact Center Trigger "${context.getNode().name}": n8n did not say how the run of write back ${key ?? '(no idempotency key)'} ended (execution ${context.getExecutionId()}), neither in memory nor in a saved execution, so it is counted as processed and answered 200: a redelivery is answered "duplicate" and does not run the workflow again, even if this run failed. Check execution ${context.getExecutionId()}; the trigger supports ${SUPPORTED_N8N}.`,
+			);
+		}
+		// Done from now on, also while n8n's API does not take its row yet, so that no redelivery
+		// runs it again.
 		if (ticket !== undefined) await once.finish(context, ticket, '', 'keepTrying');
 		await answerWriteBack(context, 'processed', key);
 		const kept = once.keptOnlyInMemory(writeBackScopeOf(context));
 		await askForKeptInMemoryReport(context, input[0], kept);
 	});
+	if (!registered) {
+		// Without the hook nothing could answer or record the event once the run ends: it is
+		// answered as with Respond "Immediately", so that it runs at most once.
+		context.logger.error(
+			`Contact Center Trigger "${context.getNode().name}": this n8n gives the run of write back ${key ?? '(no idempotency key)'} (execution ${context.getExecutionId()}) no execution-finish hook, so it is recorded as processed and answered 200 as it starts, as with Respond "Immediately": should the run fail, the event is not delivered again. The trigger supports ${SUPPORTED_N8N}.`,
+		);
+		if (ticket !== undefined) await recordBeforeAnswering(context, ticket);
+		await answerWriteBack(context, 'processed', key);
+	}
 	return [items];
+}
+
+/**
+ * A run answered after it succeeds must not pause (see ./pausingNodes). Activation refuses such a
+ * workflow; should one run all the same (activated by an older version of the trigger), it fails
+ * before any other node ran, its key released and the delivery answered 500, rather than answered
+ * 200 before it is done. A test run records nothing: it runs, with a warning.
+ */
+async function refuseRunsThatPause(context: IExecuteFunctions, ticket: Ticket | undefined) {
+	const pausing = pausingNodesAfter(context, context.getNode().name);
+	if (pausing.length === 0) return;
+	if (context.getMode() === 'manual') {
+		const { message, description } = pausingNodesText(pausing);
+		context.addExecutionHints({
+			type: 'warning',
+			location: 'outputPane',
+			message: `${message}: a published workflow refuses to activate. ${description}`,
+		});
+		return;
+	}
+	if (ticket !== undefined) await releaseQuietly(context, ticket);
+	await answerFailedRun(context);
+	throw pausingNodesError(context.getNode(), pausing);
 }
 
 /** n8n's own words for a full storage: "… 200MB used, limit is 200MB". */
@@ -293,11 +330,20 @@ async function releaseQuietly(context: IExecuteFunctions, ticket: Ticket): Promi
 }
 
 /**
- * Activation (and n8n's start) checks the record, creating its data table, so that a broken one
+ * Activation (and n8n's start) refuses a workflow whose run can pause when the delivery is answered
+ * after the run succeeds (see ./pausingNodes), and checks the record, creating its data table, so that a broken one
  * fails there with a clear message instead of failing every call later, and loads the record
  * anew: rows deleted by hand count from now on.
  */
 export async function activateWriteBack(context: IHookFunctions): Promise<void> {
+	if (context.getNodeParameter('respond', 'afterSuccess') !== 'immediately') {
+		assertRunEndReadable(context);
+		// The editor's test URL records nothing: a test run warns instead (refuseRunsThatPause).
+		if (context.getMode() !== 'manual') {
+			const pausing = pausingNodesAfter(context, context.getNode().name);
+			if (pausing.length > 0) throw pausingNodesError(context.getNode(), pausing);
+		}
+	}
 	try {
 		await once.activate(context, writeBackScopeOf(context));
 	} catch (error) {

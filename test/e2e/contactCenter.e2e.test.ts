@@ -13,6 +13,7 @@ import {
 	type Json,
 	EXAMPLE_WRITE_BACK_SCOPE,
 	FAILING_WRITE_BACK,
+	activationErrorOf,
 	answerOfWriteBack,
 	executionsOf,
 	expectWebhookRegistered,
@@ -230,6 +231,40 @@ describe('trigger endpoints with signed requests (undici)', () => {
 			expect(refusal).toContain('The write back record cannot be used');
 			expect(refusal).toContain('401');
 		}
+	});
+
+	test('write back answered after the workflow succeeds: a Wait of 70 s after the trigger refuses activation, naming the Wait node; nothing is registered or run', async () => {
+		const example = stack().workflows.find((w: Json) => w.endpoint === 'writeBack').workflow;
+		const trigger = JSON.parse(
+			JSON.stringify(example.nodes.find((n: Json) => n.type.endsWith('contactCenterTrigger'))),
+		);
+		trigger.webhookId = '0e2e0a17-0000-4000-8000-0000000070e5';
+		expect(trigger.parameters.respond ?? 'afterSuccess').toBe('afterSuccess');
+		const wait = {
+			id: '0e2e0a17-0000-4000-8000-00000000a170',
+			name: 'Wait for the CRM',
+			type: 'n8n-nodes-base.wait',
+			typeVersion: 1.1,
+			position: [trigger.position[0] + 220, trigger.position[1]],
+			parameters: { amount: 70 },
+		};
+		const created = await rt.publicApi(instance(), 'POST', '/workflows', {
+			name: 'e2e: write back with a Wait of 70 s',
+			nodes: [trigger, wait],
+			connections: {
+				[trigger.name]: { main: [[{ node: wait.name, type: 'main', index: 0 }]] },
+			},
+			settings: { executionOrder: 'v1' },
+		});
+		const refusal = await activationErrorOf(created.id);
+		report(`[e2e] activation with a Wait of 70 s: ${refusal}`);
+		expect(refusal).toContain(
+			'The node "Wait for the CRM" (a Wait of 70 seconds) can pause the run, so a write back cannot be answered "After the Workflow Succeeds"',
+		);
+		expect((await rt.registeredWebhooks(instance())).map((r: Json) => r.workflowId)).not.toContain(
+			created.id,
+		);
+		expect(await executionsOf(created.id)).toEqual([]);
 	});
 
 	test('write back: with 100,000 keys in the record (72 hours at 33,000 a day), a key answered 71 hours ago is still a duplicate and new keys run, while the process loads its index of the record and once it has', async () => {

@@ -161,6 +161,30 @@ export async function restartN8n(
 	await expectWebhookRegistered(url);
 }
 
+/**
+ * Why n8n did not activate the workflow's trigger: the activation call's error, or, where n8n
+ * publishes in the background (2.41's workflow publication service, on by default), the failed
+ * trigger's message in the publication status that the editor shows.
+ */
+export async function activationErrorOf(id: string): Promise<string | undefined> {
+	const thrown = await rt.activateWorkflow(instance(), id).then(
+		() => undefined,
+		(error: Error) => error.message,
+	);
+	if (thrown !== undefined) return thrown;
+	const failed = await waitFor(
+		async () => {
+			const status = await rt.restCall(instance(), 'GET', `/workflows/${id}/publication-status`, {
+				cookie: instance().cookie,
+			});
+			const triggers = ((status.json?.data ?? status.json)?.triggers ?? []) as Json[];
+			return triggers.find((trigger) => trigger.status === 'failed');
+		},
+		{ what: `the publication status of ${id}`, timeoutMs: 90_000 },
+	);
+	return failed.errorMessage as string;
+}
+
 /** The JSON the trigger node emitted in an execution read with includeData. */
 export const triggerOutput = (execution: Json, nodeName: string): Json | undefined =>
 	execution.data?.resultData?.runData?.[nodeName]?.[0]?.data?.main?.[0]?.[0]?.json;

@@ -93,6 +93,8 @@ export interface FlowOptions {
 	 * or the workflow's "Save successful production executions: Do not save").
 	 */
 	saveSuccessfulExecutions?: boolean;
+	/** Nodes after the sink, each connected to the next, with their node types. */
+	after?: Array<{ node: INode; nodeType: INodeType }>;
 }
 
 export interface Delivery {
@@ -130,9 +132,13 @@ export async function deliver(options: FlowOptions, delivery: Delivery): Promise
 	);
 	const typeName = `n8n-nodes-contact-center.${triggerNodeType.description.name}`;
 	const sinkType = sinkNodeType(database.sink);
+	const after = options.after ?? [];
+	const afterTypes = new Map(after.map(({ node, nodeType }) => [node.type, nodeType]));
 	const nodeTypes: INodeTypes = {
-		getByName: (name) => (name === typeName ? options.triggerType : sinkType),
-		getByNameAndVersion: (name) => (name === typeName ? triggerNodeType : sinkType),
+		getByName: (name) =>
+			name === typeName ? options.triggerType : (afterTypes.get(name) ?? sinkType),
+		getByNameAndVersion: (name) =>
+			name === typeName ? triggerNodeType : (afterTypes.get(name) ?? sinkType),
 		getKnownTypes: () => ({}),
 	};
 	const trigger: INode = {
@@ -154,14 +160,21 @@ export async function deliver(options: FlowOptions, delivery: Delivery): Promise
 		parameters: {},
 	};
 	const mode = delivery.mode ?? 'webhook';
+	const chain = [TRIGGER_NAME, 'Sink', ...after.map(({ node: afterNode }) => afterNode.name)];
+	const connections = Object.fromEntries(
+		chain
+			.slice(0, -1)
+			.map((from, index) => [
+				from,
+				{ main: [[{ node: chain[index + 1], type: NodeConnectionTypes.Main, index: 0 }]] },
+			]),
+	);
 	const buildFlowWorkflow = () =>
 		new Workflow({
 			id: options.workflowId,
 			name: 'Flow',
-			nodes: [trigger, sink],
-			connections: {
-				[TRIGGER_NAME]: { main: [[{ node: 'Sink', type: NodeConnectionTypes.Main, index: 0 }]] },
-			},
+			nodes: [trigger, sink, ...after.map(({ node: afterNode }) => deepCopy(afterNode))],
+			connections,
 			active: true,
 			nodeTypes,
 			settings: { executionOrder: 'v1' },

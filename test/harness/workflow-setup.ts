@@ -1,6 +1,7 @@
 import { ExecutionLifecycleHooks, ExternalSecretsProxy } from 'n8n-core';
-import { NodeHelpers, UnexpectedError, Workflow } from 'n8n-workflow';
+import { NodeConnectionTypes, NodeHelpers, UnexpectedError, Workflow } from 'n8n-workflow';
 import type {
+	IConnections,
 	IDataObject,
 	INode,
 	INodeCredentials,
@@ -36,6 +37,19 @@ export interface WorkflowSetupOptions {
 	staticData?: IDataObject;
 	/** Workflow id; a trigger keeps per-workflow state in the n8n process, so tests vary it. */
 	workflowId?: string;
+	/**
+	 * Nodes before the node, each connected to the next and the last to the node (main
+	 * connections), e.g. the trigger that starts the workflow. Their parameters are completed with
+	 * their node type's defaults, as n8n does.
+	 */
+	parents?: ParentNode[];
+}
+
+export interface ParentNode {
+	nodeType: AnyNodeType;
+	name: string;
+	parameters: INodeParameters;
+	disabled?: boolean;
 }
 
 export interface WorkflowSetup {
@@ -70,14 +84,26 @@ export function buildWorkflow(options: WorkflowSetupOptions): WorkflowSetup {
 	const typeVersion = options.typeVersion ?? latestVersion(options.nodeType);
 	const nodeType = NodeHelpers.getVersionedNodeType(options.nodeType, typeVersion);
 	const typeName = `${PACKAGE_NAME}.${nodeType.description.name}`;
+	const known = new Map<string, { type: AnyNodeType; version: number }>([
+		[typeName, { type: options.nodeType, version: typeVersion }],
+	]);
+	const parents = (options.parents ?? []).map((parent) => {
+		const version = latestVersion(parent.nodeType);
+		const description = NodeHelpers.getVersionedNodeType(parent.nodeType, version).description;
+		const type = `${PACKAGE_NAME}.${description.name}`;
+		known.set(type, { type: parent.nodeType, version });
+		return { parent, type, version };
+	});
+	const lookUp = (name: string) => {
+		const entry = known.get(name);
+		if (entry === undefined) throw new UnexpectedError(`Unknown node type "${name}"`);
+		return entry;
+	};
 	const nodeTypes: INodeTypes = {
-		getByName: (name) => {
-			if (name !== typeName) throw new UnexpectedError(`Unknown node type "${name}"`);
-			return options.nodeType;
-		},
+		getByName: (name) => lookUp(name).type,
 		getByNameAndVersion: (name) => {
-			if (name !== typeName) throw new UnexpectedError(`Unknown node type "${name}"`);
-			return nodeType;
+			const entry = lookUp(name);
+			return NodeHelpers.getVersionedNodeType(entry.type, entry.version);
 		},
 		getKnownTypes: () => ({}),
 	};
@@ -93,12 +119,30 @@ export function buildWorkflow(options: WorkflowSetupOptions): WorkflowSetup {
 		credentials: declaredCredentials(nodeType, options.credentials),
 		...(options.continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
 	};
+	const parentNodes: INode[] = parents.map(({ parent, type, version }, index) => ({
+		id: `harness-parent-${index}`,
+		name: parent.name,
+		type,
+		typeVersion: version,
+		position: [-200 * (parents.length - index), 0],
+		parameters: parent.parameters,
+		...(parent.disabled ? { disabled: true } : {}),
+	}));
+	const chain = [...parentNodes.map((parent) => parent.name), nodeDefinition.name];
+	const connections: IConnections = Object.fromEntries(
+		chain
+			.slice(0, -1)
+			.map((from, index) => [
+				from,
+				{ main: [[{ node: chain[index + 1], type: NodeConnectionTypes.Main, index: 0 }]] },
+			]),
+	);
 	const staticData = options.staticData ?? {};
 	const workflow = new Workflow({
 		id: options.workflowId ?? 'harness-workflow-id',
 		name: 'Harness workflow',
-		nodes: [nodeDefinition],
-		connections: {},
+		nodes: [...parentNodes, nodeDefinition],
+		connections,
 		active: false,
 		nodeTypes,
 		staticData,

@@ -156,6 +156,9 @@ const lookupWorkflow: Downstream = async (items) => {
 			},
 		},
 		inputItems: matches,
+		parents: [
+			{ nodeType: new ContactCenterTrigger(), name: 'Lookup', parameters: { endpoint: 'lookup' } },
+		],
 	});
 	if (error) throw error;
 	return { sent: sentResponses[0] as IDataObject };

@@ -1,16 +1,36 @@
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { ContactCenter } from '../../nodes/ContactCenter/ContactCenter.node';
+import { ContactCenterTrigger } from '../../nodes/ContactCenterTrigger/ContactCenterTrigger.node';
 import { runNode } from '../harness';
+import type { ParentNode } from '../harness/workflow-setup';
 
-/** Runs the Contact Center node's "Respond to Lookup" through n8n-core's ExecuteContext. */
-async function respond(parameters: INodeParameters, items: IDataObject[], continueOnFail = false) {
+const triggerOn = (parameters: INodeParameters, disabled = false): ParentNode => ({
+	nodeType: new ContactCenterTrigger(),
+	name: 'Contact Center Trigger',
+	parameters,
+	disabled,
+});
+
+const LOOKUP_TRIGGER = triggerOn({ endpoint: 'lookup' });
+
+/**
+ * Runs the Contact Center node's "Respond to Lookup" through n8n-core's ExecuteContext, after the
+ * nodes `parents` (by default a Contact Center Trigger on Lookup).
+ */
+async function respond(
+	parameters: INodeParameters,
+	items: IDataObject[],
+	continueOnFail = false,
+	parents: ParentNode[] = [LOOKUP_TRIGGER],
+) {
 	const inputItems: INodeExecutionData[] = items.map((json) => ({ json }));
 	return await runNode({
 		nodeType: new ContactCenter(),
 		parameters: { resource: 'crmLookup', operation: 'respond', ...parameters },
 		inputItems,
 		continueOnFail,
+		parents,
 	});
 }
 
@@ -203,6 +223,51 @@ describe('Respond to Lookup', () => {
 		expect(result.output).toEqual([
 			[{ json: { error: "'Attributes (JSON)' must be a JSON object" }, pairedItem: { item: 0 } }],
 		]);
+	});
+
+	it('answers after a Contact Center Trigger whose Trigger On is left at its default (Lookup)', async () => {
+		const result = await respond({ respondWith: 'notFound' }, [{}], false, [triggerOn({})]);
+		expect(result.error).toBeUndefined();
+		expect(result.sentResponses).toHaveLength(1);
+	});
+
+	describe('outside a lookup workflow', () => {
+		const REFUSAL =
+			'Respond to Lookup answers only a lookup, and no Contact Center Trigger with Trigger On "Lookup" starts this workflow';
+
+		it.each([
+			['a write back', [triggerOn({ endpoint: 'writeBack' })]],
+			['a notification', [triggerOn({ endpoint: 'notification' })]],
+			['no Contact Center Trigger', []],
+			['a disabled lookup trigger', [triggerOn({ endpoint: 'lookup' }, true)]],
+		])(
+			'after %s: fails saying it needs the lookup trigger, and answers nothing',
+			async (_, parents) => {
+				const result = await respond({ respondWith: 'found' }, [customer], false, parents);
+				expect(result.sentResponses).toEqual([]);
+				expect(result.output).toBeNull();
+				expect(result.error).toMatchObject({
+					name: 'NodeOperationError',
+					message: REFUSAL,
+					description: expect.stringContaining('Trigger On: Lookup'),
+				});
+			},
+		);
+
+		it('with Continue On Fail, outputs the error on every item and answers nothing, like its other errors', async () => {
+			const items = [customer, { ...customer, email: 'other@example.com' }];
+			const result = await respond({ respondWith: 'found' }, items, true, [
+				triggerOn({ endpoint: 'writeBack' }),
+			]);
+			expect(result.error).toBeUndefined();
+			expect(result.sentResponses).toEqual([]);
+			expect(result.output).toEqual([
+				[
+					{ json: { error: REFUSAL }, pairedItem: { item: 0 } },
+					{ json: { error: REFUSAL }, pairedItem: { item: 1 } },
+				],
+			]);
+		});
 	});
 
 	it('needs no OAuth2 credential', () => {

@@ -63,8 +63,8 @@ function canvasLabels(resource: string, operation: string, set: INodeParameters 
 }
 
 describe('the canvas label of each operation', () => {
-	it('covers the six operations', () => {
-		expect(operations).toHaveLength(6);
+	it('covers the seven operations', () => {
+		expect(operations).toHaveLength(7);
 	});
 
 	it.each(operations)('$resource $operation: the subtitle does not repeat the name', (op) => {
@@ -79,6 +79,7 @@ describe('the canvas label of each operation', () => {
 			{ name: 'Send message', subtitle: 'WhatsApp' },
 			{ name: 'Get message status', subtitle: 'Received or not, per contact' },
 			{ name: 'Get failed messages', subtitle: 'Contact and reason of each' },
+			{ name: 'Get delivery report', subtitle: 'Received or not, with reason' },
 			{ name: 'Get metric', subtitle: 'Inbound Message Volume' },
 			{ name: 'Get metric snapshot', subtitle: '8 metrics in one row' },
 			{ name: 'Respond to CRM lookup', subtitle: 'Found: 200' },
@@ -93,9 +94,11 @@ describe('the canvas label of each operation', () => {
 		expect(canvasLabels('metric', 'get', { metric }).subtitle).toBe(METRICS[metric].name);
 	});
 
-	it('counts the metrics of a snapshot and names a not-found answer', () => {
+	it('says a summary report, counts the metrics of a snapshot and names a not-found answer', () => {
 		const snapshot = canvasLabels('metric', 'getSnapshot', { metrics: ['handleTime'] });
 		expect(snapshot.subtitle).toBe('1 metric in one row');
+		const summary = canvasLabels('proactiveMessage', 'getDeliveryReport', { output: 'summary' });
+		expect(summary.subtitle).toBe('Who got it, in one item');
 		const notFound = canvasLabels('crmLookup', 'respond', { respondWith: 'notFound' });
 		expect(notFound.subtitle).toBe('Not found: 404');
 	});

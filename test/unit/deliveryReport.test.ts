@@ -1,3 +1,9 @@
+import {
+	deliverySummary,
+	reportRow,
+	rowOfUnsentItem,
+	textAt,
+} from '../../nodes/ContactCenter/helpers/deliveryReport';
 import { withInputFields } from '../../nodes/ContactCenter/helpers/items';
 import {
 	currentStatusOf,
@@ -91,5 +97,123 @@ describe('sentAgainKey (Send Again To)', () => {
 		expect(sentAgainKey('+3161|TWILIO|abc', 'c-2')).not.toBe(
 			sentAgainKey('+3161|TWILIO|abc', 'c-1'),
 		);
+	});
+});
+
+describe("reportRow (Get Delivery Report's row of one send)", () => {
+	it('received, status and reason first, then the contact and correlationId: one flat row', () => {
+		const row = reportRow(overviewOf({ FAILED: 1 }), '+31612340000', 'Invalid phone number');
+		expect(row).toEqual({
+			received: 'no',
+			status: 'FAILED',
+			reason: 'Invalid phone number',
+			contact: '+31612340000',
+			correlationId: 'c-1',
+		});
+		expect(Object.keys(row)).toEqual(['received', 'status', 'reason', 'contact', 'correlationId']);
+	});
+
+	it('keeps the counts of an overview of more than one message', () => {
+		expect(reportRow(overviewOf({ DELIVERED: 2, SENT: 1 }), '', '')).toMatchObject({
+			received: 'unconfirmed',
+			status: 'SENT',
+			statusCounts: { DELIVERED: 2, SENT: 1 },
+		});
+	});
+});
+
+describe("rowOfUnsentItem (Send's items without a correlationId)", () => {
+	it("a message not sent did not reach the contact: Send's error is the reason", () => {
+		expect(
+			rowOfUnsentItem(
+				{ outcome: 'not sent', correlationId: '', error: 'The service refused the message' },
+				'+3161',
+			),
+		).toEqual({
+			received: 'no',
+			status: '',
+			reason: 'The service refused the message',
+			contact: '+3161',
+			correlationId: '',
+		});
+	});
+
+	it('a message that may have been sent is unconfirmed; without an error its outcome is the reason', () => {
+		expect(rowOfUnsentItem({ outcome: 'may have been sent' }, '+3161')).toMatchObject({
+			received: 'unconfirmed',
+			status: '',
+			reason: 'may have been sent',
+		});
+	});
+
+	it.each([[{ outcome: 'accepted' }], [{ outcome: 'already accepted' }], [{}], [undefined]])(
+		'is no row for any other item (%j): that one is asked about',
+		(input) => {
+			expect(rowOfUnsentItem(input, '+3161')).toBeUndefined();
+		},
+	);
+});
+
+describe('textAt (the Name Field)', () => {
+	it('reads a field, a nested field in dot notation, and a field whose name holds a dot', () => {
+		const json = {
+			firstName: ' Ada ',
+			customer: { name: 'Grace' },
+			'last.name': 'Hopper',
+			age: 36,
+		};
+		expect(textAt(json, 'firstName')).toBe('Ada');
+		expect(textAt(json, 'customer.name')).toBe('Grace');
+		expect(textAt(json, 'last.name')).toBe('Hopper');
+		expect(textAt(json, 'age')).toBe('36');
+	});
+
+	it('is empty for a missing field, an object, null, an empty Name Field or no item', () => {
+		const json = { customer: { name: 'Grace' }, nothing: null };
+		expect(textAt(json, 'firstName')).toBe('');
+		expect(textAt(json, 'customer')).toBe('');
+		expect(textAt(json, 'nothing')).toBe('');
+		expect(textAt(json, 'nothing.deeper')).toBe('');
+		expect(textAt(json, ' ')).toBe('');
+		expect(textAt(undefined, 'firstName')).toBe('');
+	});
+});
+
+describe('deliverySummary (one item for a message)', () => {
+	it('counts and names each group, in input order, with the three groups as text', () => {
+		const summary = deliverySummary([
+			{ name: 'Ada', received: 'yes' },
+			{ name: 'Grace', received: 'unconfirmed' },
+			{ name: 'Alan', received: 'no' },
+			{ name: 'Margaret', received: 'no' },
+		]);
+		expect(summary).toEqual({
+			total: 4,
+			gotItCount: 1,
+			gotIt: 'Ada',
+			didNotGetItCount: 2,
+			didNotGetIt: 'Alan, Margaret',
+			unconfirmedCount: 1,
+			unconfirmed: 'Grace',
+			text: 'Got it (1): Ada\nDid not get it (2): Alan, Margaret\nUnconfirmed (1): Grace',
+		});
+	});
+
+	it('an empty group is an empty cell and a zero count; no contacts is all zeros', () => {
+		expect(deliverySummary([{ name: 'Ada', received: 'yes' }])).toMatchObject({
+			didNotGetItCount: 0,
+			didNotGetIt: '',
+			text: 'Got it (1): Ada\nDid not get it (0)\nUnconfirmed (0)',
+		});
+		expect(deliverySummary([])).toMatchObject({ total: 0, gotItCount: 0, gotIt: '' });
+	});
+
+	it('names a contact whose status could not be read as such, among the unconfirmed', () => {
+		const summary = deliverySummary([
+			{ name: 'Ada', received: 'unconfirmed', notRead: true },
+			{ name: 'Grace', received: 'unconfirmed' },
+		]);
+		expect(summary.unconfirmed).toBe('Ada (status not read), Grace');
+		expect(summary.unconfirmedCount).toBe(2);
 	});
 });

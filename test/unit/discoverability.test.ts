@@ -50,6 +50,7 @@ describe('Contact Center node description', () => {
 			'proactiveMessage:send',
 			'proactiveMessage:getStatus',
 			'proactiveMessage:getFailed',
+			'proactiveMessage:getDeliveryReport',
 			'metric:get',
 			'metric:getSnapshot',
 			'crmLookup:respond',

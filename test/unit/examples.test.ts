@@ -63,6 +63,24 @@ describe('example workflows', () => {
 		}
 	});
 
+	it("2-bulk-send: the delivery report is the node's Get Delivery Report on Send's items after the wait, and the only Code node is the send list", () => {
+		const workflow = readExample('2-bulk-send-and-delivery-report.json') as {
+			nodes: INode[];
+			connections: Record<string, { main: Array<Array<{ node: string }>> }>;
+		};
+		const report = workflow.nodes.find((node) => node.name === 'Delivery report');
+		expect(report).toMatchObject({
+			type: 'n8n-nodes-contact-center.contactCenter',
+			parameters: { operation: 'getDeliveryReport', output: 'summary' },
+		});
+		expect(workflow.connections['Wait for delivery'].main[0].map(({ node }) => node)).toContain(
+			'Delivery report',
+		);
+		expect(
+			workflow.nodes.filter((node) => node.type === 'n8n-nodes-base.code').map(({ name }) => name),
+		).toEqual(['Contacts to remind']);
+	});
+
 	it.each(files)(
 		'%s: every parameter of a Contact Center node is a field the node shows for its operation',
 		(file) => {

@@ -12,6 +12,7 @@ function lookupRun(mode: string, children: object[]) {
 		getNode: () => ({ name: 'Lookup', type: 'n8n-nodes-contact-center.contactCenterTrigger' }),
 		getChildNodes: () => children,
 		addExecutionHints: (...added: NodeExecutionHint[]) => hints.push(...added),
+		onExecutionFinish: () => {},
 	} as unknown as IExecuteFunctions;
 	runLookup(context, [{ json: { email: 'ada@example.com' } }]);
 	return hints;

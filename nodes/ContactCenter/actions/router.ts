@@ -13,6 +13,7 @@ const resources: Record<string, Record<string, Operation>> = {
 		send: proactiveMessage.send,
 		getStatus: proactiveMessage.getStatus,
 		getFailed: proactiveMessage.getFailed,
+		getDeliveryReport: proactiveMessage.getDeliveryReport,
 	},
 	metric: {
 		get: metric.get,

@@ -51,7 +51,7 @@ export function describeNodesPanel(session: () => Json): void {
 			'proactive message',
 			'outbound message',
 			'messaging',
-			// Get Status, Get Failed Messages
+			// Get Status, Get Failed Messages, Get Delivery Report
 			'delivery status',
 			'delivery report',
 			'delivery receipt',

@@ -198,9 +198,28 @@ export function buildResponse(this: IExecuteFunctions, itemIndex: number): Looku
 	return buildLookupHttpResponse(buildLookupFoundBody(built.attributes, autoConfirm === true));
 }
 
-const isLookupTrigger = (node: { type: string; parameters?: IDataObject }) =>
+const isLookupTrigger = (node: { type: string; disabled?: boolean; parameters?: IDataObject }) =>
 	/(^|\.)contactCenterTrigger$/.test(node.type) &&
+	node.disabled !== true &&
 	(node.parameters?.endpoint === undefined || node.parameters.endpoint === 'lookup');
+
+/**
+ * Answering anything but a lookup would answer the call that started the run, e.g. a write back
+ * delivery with 200 before the workflow ran to its end.
+ */
+function assertInLookupWorkflow(this: IExecuteFunctions): void {
+	const parents = this.getParentNodes(this.getNode().name, { includeNodeParameters: true });
+	if (parents.some(isLookupTrigger)) return;
+	throw new NodeOperationError(
+		this.getNode(),
+		'Respond to Lookup answers only a lookup, and no Contact Center Trigger with Trigger On "Lookup" starts this workflow',
+		{
+			itemIndex: 0,
+			description:
+				'Connect this node after a Contact Center Trigger with Trigger On: Lookup. A write back is answered by its trigger itself (its Respond option), a notification at once.',
+		},
+	);
+}
 
 /**
  * Answers the lookup through `sendResponse`: while the Contact Center Trigger (Trigger On: Lookup)
@@ -211,6 +230,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 	const items = this.getInputData();
 	let response: LookupHttpResponse;
 	try {
+		assertInLookupWorkflow.call(this);
 		response = buildResponse.call(this, 0);
 	} catch (error) {
 		const nodeError =
@@ -226,14 +246,6 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 	await this.sendResponse(response);
 	this.getContext('flow')[LOOKUP_ANSWERED_FLAG] = true;
 
-	const parents = this.getParentNodes(this.getNode().name, { includeNodeParameters: true });
-	if (!parents.some(isLookupTrigger)) {
-		this.addExecutionHints({
-			message:
-				'No Contact Center Trigger with Trigger On "Lookup" starts this workflow, so this answer reaches no lookup',
-			location: 'outputPane',
-		});
-	}
 	if (items.length > 1) {
 		this.addExecutionHints({
 			message: `${items.length} items reached Respond to Lookup; only the first one answered the lookup`,

@@ -7,6 +7,7 @@ import {
 } from 'n8n-workflow';
 
 import { processItems } from '../../helpers/items';
+import type { ErrorContext } from '../../helpers/nodeErrors';
 
 export function correlationIdProperty(operation: string): INodeProperties {
 	return {
@@ -96,6 +97,11 @@ export function readIncludeInputFields(this: IExecuteFunctions): boolean {
 	return options.includeInputFields ?? true;
 }
 
+/** What a status call of the item was about, for its error's description. */
+export function statusErrorContext(this: IExecuteFunctions, itemIndex: number): ErrorContext {
+	return { operation: 'status', correlationId: correlationIdAsEntered.call(this, itemIndex) };
+}
+
 /** Runs `read` once per input item for the item's correlation id (Get Status, Get Failed). */
 export async function executePerCorrelationId(
 	this: IExecuteFunctions,
@@ -106,10 +112,7 @@ export async function executePerCorrelationId(
 	) => Promise<IDataObject | IDataObject[]>,
 ): Promise<INodeExecutionData[]> {
 	return await processItems.call(this, {
-		errorContext: (i) => ({
-			operation: 'status',
-			correlationId: correlationIdAsEntered.call(this, i),
-		}),
+		errorContext: (i) => statusErrorContext.call(this, i),
 		failedItemFields: (i) => ({ correlationId: correlationIdAsEntered.call(this, i) }),
 		includeInputFields: readIncludeInputFields.call(this),
 		run: async (i) => await read.call(this, readCorrelationId.call(this, i), i),

@@ -1,10 +1,11 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import * as getDeliveryReport from './getDeliveryReport.operation';
 import * as getFailed from './getFailed.operation';
 import * as getStatus from './getStatus.operation';
 import * as send from './send/send.operation';
 
-export { getFailed, getStatus, send };
+export { getDeliveryReport, getFailed, getStatus, send };
 
 export const description: INodeProperties[] = [
 	{
@@ -32,10 +33,17 @@ export const description: INodeProperties[] = [
 				description: 'Each undelivered message, with its contact and reason',
 				action: 'Get failed messages',
 			},
+			{
+				name: 'Get Delivery Report',
+				value: 'getDeliveryReport',
+				description: 'Per contact with reason, or a summary naming who got it',
+				action: 'Get delivery report',
+			},
 		],
 		default: 'send',
 	},
 	...send.description,
 	...getStatus.description,
 	...getFailed.description,
+	...getDeliveryReport.description,
 ];

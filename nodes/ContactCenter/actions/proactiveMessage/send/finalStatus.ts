@@ -5,19 +5,9 @@ import {
 	type INodeExecutionData,
 } from 'n8n-workflow';
 
-import {
-	currentStatusOf,
-	FINAL_STATUSES,
-	NOT_RECEIVED_STATUSES,
-	receivedOf,
-} from '../../../helpers/statusOverview';
-import {
-	DetailsNotRead,
-	detailsNotReadReason,
-	readStatusDetails,
-	whyNotRead,
-	type StatusDetails,
-} from '../getFailed.operation';
+import { currentStatusOf, FINAL_STATUSES, receivedOf } from '../../../helpers/statusOverview';
+import { notReceivedReason } from '../getDeliveryReport.operation';
+import { DetailsNotRead } from '../getFailed.operation';
 import { getStatusOverview } from '../getStatus.operation';
 
 /**
@@ -34,8 +24,7 @@ export function withStatusFields(json: IDataObject, status: IDataObject): IDataO
  * Polls Get Status, once per correlation id per round, until every sent message has a final status
  * or the timeout passes. Each item of a message that went out, in this run or an earlier one
  * (already accepted, whose outcome says so), gets `received` (yes, no, unconfirmed), `status` (the
- * status last read) and `reason` (the service's, for FAILED and DELIVERING_FAILED, else ''; where
- * its details could not be read, that and why). A
+ * status last read) and `reason` (the service's, for FAILED and DELIVERING_FAILED, else ''). A
  * status that cannot be read does not fail the item: the message was sent; `statusError` says why
  * the status is not known.
  */
@@ -75,9 +64,8 @@ export async function addFinalStatuses(
 	}
 	const notRead = new DetailsNotRead();
 	for (const [item, { status, error }] of statusOf) {
-		const reason = NOT_RECEIVED_STATUSES.includes(status)
-			? await reasonOf.call(this, String(item.json.correlationId), status, notRead)
-			: '';
+		const correlationId = String(item.json.correlationId);
+		const reason = await notReceivedReason.call(this, correlationId, status, notRead);
 		item.json = withStatusFields(item.json, {
 			received: receivedOf(status),
 			status,
@@ -86,24 +74,4 @@ export async function addFinalStatuses(
 		});
 	}
 	notRead.report(this);
-}
-
-/** The service's reasons of a message that did not reach its contact; where they could not be read, why. */
-async function reasonOf(
-	this: IExecuteFunctions,
-	correlationId: string,
-	status: string,
-	notRead: DetailsNotRead,
-): Promise<string> {
-	const read = await readStatusDetails
-		.call(this, correlationId, status)
-		.catch((error: unknown): StatusDetails => ({ kind: 'notRead', why: whyNotRead(error) }));
-	if (read.kind === 'none') return '';
-	if (read.kind === 'details')
-		return read.details
-			.map((detail) => detail.reason)
-			.filter(Boolean)
-			.join('; ');
-	notRead.note(read.why);
-	return detailsNotReadReason(read.why);
 }
