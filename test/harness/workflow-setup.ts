@@ -10,6 +10,7 @@ import type {
 	IVersionedNodeType,
 	IWorkflowBase,
 	IWorkflowExecuteAdditionalData,
+	IWorkflowSettings,
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
 
@@ -36,6 +37,8 @@ export interface WorkflowSetupOptions {
 	staticData?: IDataObject;
 	/** Workflow id; a trigger keeps per-workflow state in the n8n process, so tests vary it. */
 	workflowId?: string;
+	/** The workflow's settings (e.g. its Timezone), as saved with the workflow. */
+	workflowSettings?: IWorkflowSettings;
 }
 
 export interface WorkflowSetup {
@@ -102,7 +105,7 @@ export function buildWorkflow(options: WorkflowSetupOptions): WorkflowSetup {
 		active: false,
 		nodeTypes,
 		staticData,
-		settings: { executionOrder: 'v1' },
+		settings: { executionOrder: 'v1', ...options.workflowSettings },
 	});
 	const node = workflow.getNode(nodeDefinition.name);
 	if (node === null) throw new UnexpectedError('The workflow lost its node');
