@@ -12,6 +12,7 @@ import * as runtimeModule from '../../../scripts/lib/n8n-runtime';
 import * as simulatorModule from '../../simulator';
 import * as dialogModule from '../credential-dialog';
 import * as helpersModule from '../helpers';
+import * as textsModule from '../panel-texts';
 import { signInForBlock } from './signedIn';
 
 type Json = Record<string, any>;
@@ -19,6 +20,7 @@ const rt: Json = runtimeModule;
 const sim: Json = simulatorModule;
 const dialog: Json = dialogModule;
 const { report }: Json = helpersModule;
+const texts: Json = textsModule;
 
 const ACTION = 'n8n-nodes-contact-center.contactCenter';
 const TRIGGER = 'n8n-nodes-contact-center.contactCenterTrigger';
@@ -151,6 +153,13 @@ export function describeFieldsAndTestRuns(session: () => Json): void {
 				"Intervals start in the workflow's time zone (Workflow settings -> Timezone) unless you add a Timezone",
 			);
 			expect(text).toContain('Each output item names the zone used in its timezone column');
+			const zones: Json[] = await texts.optionDescriptionLines(page, 'timezone');
+			expect(zones.find((zone) => zone.name === 'Workflow Time Zone')).toEqual({
+				name: 'Workflow Time Zone',
+				description: "Set in Workflow settings -> Timezone, else n8n's default",
+				lines: 1,
+				cut: false,
+			});
 
 			// n8n's editor keeps no field the new values hide (getNodeParameters), in any node.
 			await dialog.chooseParameterOption(page, 'metric', 'First Response Time');

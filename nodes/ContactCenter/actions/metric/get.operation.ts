@@ -168,7 +168,7 @@ export const description: INodeProperties[] = [
 				name: 'timezone',
 				type: 'options',
 				default: '',
-				description: `The time zone the service counts the intervals in (a day from that zone's midnight). Workflow Time Zone is the zone set in ${WORKFLOW_ZONE_SETTING} (Settings in the workflow's menu, top right), else n8n's default zone. Each output item names the zone in its timezone column and gives its interval's start in it, as timestampInTimezone.`,
+				description: `The time zone the service counts the intervals in (a day from that zone's midnight). Workflow Time Zone is the zone set in ${WORKFLOW_ZONE_SETTING} (the workflow's menu -> Settings), else n8n's default zone. Each output item names the zone in its timezone column and gives its interval's start in it, as timestampInTimezone.`,
 				hint: 'Each output item names the zone used in its timezone column',
 				options: TIMEZONE_OPTIONS,
 				// Without an interval the service counts a total, which no time zone changes: offered
