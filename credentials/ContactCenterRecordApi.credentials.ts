@@ -29,7 +29,7 @@ export class ContactCenterRecordApi implements ICredentialType {
 	properties: INodeProperties[] = [
 		{
 			displayName:
-				'Make the key in Settings -> n8n API -> Create API key: Expiration Never, Scopes Custom with Data tables ticked. Paste it below into n8n API Key.',
+				'Make the key in Settings -> n8n API -> Create API key: Expiration Never, Scopes Custom with Data tables ticked. Paste it below into n8n API Key. A failed test says why under More details.',
 			name: 'setupNotice',
 			type: 'notice',
 			default: '',

@@ -158,6 +158,40 @@ async function testBannerIsRed(page) {
 	);
 }
 
+/**
+ * Clicks "More details" in the red test banner and reads what n8n then shows under it: the Test's
+ * message, and the words of its first line as rendered (the line a user reads first).
+ */
+async function testBannerDetails(page) {
+	const [link] = await page.$$(
+		`xpath/.//*[@data-test-id="node-credentials-config-container"]//*[contains(@class,"el-tag--danger")]//*[normalize-space()="More details"]`,
+	);
+	if (!link) throw new Error('the red test banner shows no "More details"');
+	await link.click();
+	await sleep(SETTLE_MS);
+	return await page.$eval(`${SELECTORS.config} .el-tag--danger [class*="_details_"]`, (element) => {
+		const text = element.innerText.trim();
+		const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+		let firstTop;
+		let firstLine = '';
+		for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+			for (let i = 0; i < node.data.length; i++) {
+				const range = document.createRange();
+				range.setStart(node, i);
+				range.setEnd(node, i + 1);
+				const rect = [...range.getClientRects()].find((r) => r.width > 0);
+				if (rect) {
+					firstTop ??= Math.round(rect.top);
+					if (Math.abs(Math.round(rect.top) - firstTop) > 2)
+						return { text, firstLine: firstLine.trim() };
+				}
+				if (firstTop !== undefined) firstLine += node.data[i];
+			}
+		}
+		return { text, firstLine: firstLine.trim() };
+	});
+}
+
 /** A PNG of the credential dialog alone, written to `path`. */
 async function screenshotCredentialDialog(page, path) {
 	const dialog = await page.waitForSelector(`${SELECTORS.modal} .el-dialog, ${SELECTORS.modal}`, {
@@ -388,6 +422,7 @@ module.exports = {
 	saveAndReadTestResult,
 	testBanner,
 	testBannerIsRed,
+	testBannerDetails,
 	screenshotCredentialDialog,
 	chooseParameterOption,
 	parameterOptionsFor,

@@ -11,6 +11,7 @@ import type {
 	IVersionedNodeType,
 	IWorkflowBase,
 	IWorkflowExecuteAdditionalData,
+	IWorkflowSettings,
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
 
@@ -43,6 +44,8 @@ export interface WorkflowSetupOptions {
 	 * their node type's defaults, as n8n does.
 	 */
 	parents?: ParentNode[];
+	/** The workflow's settings (e.g. its Timezone), as saved with the workflow. */
+	workflowSettings?: IWorkflowSettings;
 }
 
 export interface ParentNode {
@@ -146,7 +149,7 @@ export function buildWorkflow(options: WorkflowSetupOptions): WorkflowSetup {
 		active: false,
 		nodeTypes,
 		staticData,
-		settings: { executionOrder: 'v1' },
+		settings: { executionOrder: 'v1', ...options.workflowSettings },
 	});
 	const node = workflow.getNode(nodeDefinition.name);
 	if (node === null) throw new UnexpectedError('The workflow lost its node');

@@ -1,4 +1,7 @@
-import { getGlobalState } from 'n8n-workflow';
+import { getGlobalState, type INodeParameters, type IWorkflowSettings } from 'n8n-workflow';
+
+import { ContactCenter } from '../../nodes/ContactCenter/ContactCenter.node';
+import { runNode } from '../harness';
 
 import { formatInTimeZone } from '../../nodes/ContactCenter/helpers/dateTime';
 import { METRIC_KEYS, METRICS } from '../../nodes/ContactCenter/helpers/metrics';
@@ -69,8 +72,8 @@ describe('Contact Center: Metric -> Get', () => {
 		});
 	});
 
-	it('returns one item per interval: the metric, its start as the service gives it and in the chosen Timezone, the value; nothing repeated', async () => {
-		const { json, error } = await runContactCenter(fixture.credentials, {
+	it('returns one item per interval: the metric, its start as the service gives it and in the chosen Timezone, that zone, the value; no range repeated', async () => {
+		const { json, error, hints } = await runContactCenter(fixture.credentials, {
 			resource: 'metric',
 			operation: 'get',
 			metric: 'inboundMessageVolume',
@@ -86,12 +89,14 @@ describe('Contact Center: Metric -> Get', () => {
 				'metric',
 				'timestamp',
 				'timestampInTimezone',
+				'timezone',
 				'value',
 				'unit',
 				'mediumId',
 			]);
 			expect(row).toMatchObject({
 				metric: 'inboundMessageVolume',
+				timezone: 'America/New_York',
 				unit: 'messages',
 				mediumId: 'whatsapp',
 			});
@@ -105,6 +110,8 @@ describe('Contact Center: Metric -> Get', () => {
 			timezone: 'America/New_York',
 			mediumId: 'whatsapp',
 		});
+		// A zone chosen by name needs no word under the output.
+		expect(hints).toEqual([]);
 	});
 
 	it("groups in the workflow's time zone when Timezone is Workflow Time Zone (empty) or not added", async () => {
@@ -125,7 +132,64 @@ describe('Contact Center: Metric -> Get', () => {
 			expect(json[0].timestampInTimezone).toBe(
 				formatInTimeZone(Date.parse(String(json[0].timestamp)), WORKFLOW_TIME_ZONE),
 			);
+			expect(json.every((row) => row.timezone === WORKFLOW_TIME_ZONE)).toBe(true);
 		}
+	});
+
+	const groupedRun = async (workflowSettings: IWorkflowSettings, grouping: INodeParameters) =>
+		await runNode({
+			nodeType: new ContactCenter(),
+			credentials: fixture.credentials,
+			workflowSettings,
+			parameters: {
+				resource: 'metric',
+				operation: 'get',
+				metric: 'inboundMessageVolume',
+				from: hoursAgo(3),
+				grouping,
+			},
+		});
+
+	it("names Workflow Time Zone's zone under the output and in each row: the workflow's own setting", async () => {
+		const { output, error, hints } = await groupedRun(
+			{ timezone: 'Asia/Kolkata' },
+			{ groupByInterval: 'hour', timezone: '' },
+		);
+		expect(error).toBeUndefined();
+		expect(metricRequests()[0].query.timezone).toBe('Asia/Kolkata');
+		const rows = (output?.[0] ?? []).map((item) => item.json);
+		expect(rows.length).toBeGreaterThan(0);
+		expect(rows.every((row) => row.timezone === 'Asia/Kolkata')).toBe(true);
+		expect(rows[0].timestampInTimezone).toMatch(/\+05:30$/);
+		expect(hints).toEqual([
+			{
+				message: 'Workflow Time Zone is Asia/Kolkata, set in Workflow settings -> Timezone',
+				location: 'outputPane',
+			},
+		]);
+	});
+
+	it("says when Workflow Time Zone is n8n's default because the workflow sets none", async () => {
+		const { error, hints } = await groupedRun({}, { groupByInterval: 'day' });
+		expect(error).toBeUndefined();
+		expect(hints.map((hint) => hint.message)).toEqual([
+			`Workflow Time Zone is ${WORKFLOW_TIME_ZONE}, n8n's default: the workflow sets none in Workflow settings -> Timezone`,
+		]);
+	});
+
+	it('ignores a Timezone without Group By Interval, as n8n drops it before the run: the total, no zone, no word', async () => {
+		const { json, error, hints } = await runContactCenter(fixture.credentials, {
+			resource: 'metric',
+			operation: 'get',
+			metric: 'inboundMessageVolume',
+			from: hoursAgo(3),
+			grouping: { timezone: 'America/New_York' },
+		});
+		expect(error).toBeUndefined();
+		expect(json).toHaveLength(1);
+		expect(metricRequests()[0].query.timezone).toBeUndefined();
+		expect(json[0]).not.toHaveProperty('timezone');
+		expect(hints).toEqual([]);
 	});
 
 	it.each([

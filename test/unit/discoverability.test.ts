@@ -11,6 +11,7 @@ import actionCodex from '../../nodes/ContactCenter/ContactCenter.node.json';
 import { ContactCenter } from '../../nodes/ContactCenter/ContactCenter.node';
 import triggerCodex from '../../nodes/ContactCenterTrigger/ContactCenterTrigger.node.json';
 import packageJson from '../../package.json';
+import { FOUND_WORDS, WORDS } from '../e2e/editor/panelWords';
 
 const { description } = new ContactCenter();
 
@@ -29,12 +30,45 @@ const operations = optionsOf('resource').flatMap((resource) =>
 	})),
 );
 
+/**
+ * The first test of n8n's nodes panel search (2.41.1, `sublimeSearch`): a string can match only
+ * when every letter typed occurs in it in order, case aside. An entry none of whose strings
+ * (display name, codex aliases) passes is not listed at all.
+ */
+const containsInOrder = (typed: string, text: string) => {
+	let next = 0;
+	for (const letter of text.toLowerCase()) if (letter === typed[next]?.toLowerCase()) next++;
+	return typed.length > 0 && next === typed.length;
+};
+const searched = ['Contact Center', ...actionCodex.alias];
+
 describe('codex files', () => {
 	// Where a word the user types puts the nodes in n8n's nodes panel shows only in the panel:
 	// test/e2e/editor.e2e.test.ts types them in a browser (docs/nodes-panel-search.md).
 	it('name their own node type', () => {
 		expect(actionCodex.node).toBe(`${packageJson.name}.contactCenter`);
 		expect(triggerCodex.node).toBe(`${packageJson.name}.contactCenterTrigger`);
+	});
+
+	it.each([...WORDS, ...FOUND_WORDS, 'agent'])(
+		'"%s", typed in the nodes panel, matches the entry\'s name or an alias',
+		(word) => {
+			expect({ word, matches: searched.filter((text) => containsInOrder(word, text)) }).toEqual({
+				word,
+				matches: expect.arrayContaining([expect.any(String)]),
+			});
+		},
+	);
+
+	// No n8n node matched these words (the panel listed nothing for them): an alias spelled as the
+	// word scores the most any string can, which the browser test measures first.
+	it.each(['sms status', 'mass sms', 'delivery failed'])('"%s" is an alias as typed', (word) => {
+		expect(actionCodex.alias.map((alias) => alias.toLowerCase())).toContain(word);
+	});
+
+	it('the word containing test reads as the panel does', () => {
+		expect(containsInOrder('sms', 'SyncroMSP')).toBe(true);
+		expect(containsInOrder('sms status', 'Message Status')).toBe(false);
 	});
 });
 

@@ -121,7 +121,11 @@ describe("the Contact Center Record API credential's Test", () => {
 	});
 
 	test.each([
-		[{ '/data-tables': 401 }, /refused the API key \(HTTP 401\): check the key you pasted/],
+		// What to fix first: n8n's dialog shows the message under "More details", from its start.
+		[
+			{ '/data-tables': 401 },
+			/^Check the key you pasted into n8n API Key: n8n refused it \(HTTP 401\)\./,
+		],
 		[{ '/data-tables': 403 }, /may not list data tables \(403\).*"Data tables" ticked/],
 		[{ '/data-tables': 404 }, /has no n8n public API with data tables \(404\)/],
 		[

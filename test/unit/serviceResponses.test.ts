@@ -200,17 +200,23 @@ describe('intervalRow', () => {
 		filters: { mediumId: 'fb', channelId: undefined },
 	};
 
-	it('puts the start as given and in the chosen zone first, then the value; only the filters set', () => {
+	it('puts the start as given and in the zone first, then the zone by name, then the value; only the filters set', () => {
 		const row = intervalRow({ value: 7, timestamp: '2026-11-20T08:00:00.000Z' }, context);
 		expect(row).toEqual({
 			metric: 'inboundMessageVolume',
 			timestamp: '2026-11-20T08:00:00.000Z',
 			timestampInTimezone: '2026-11-20T03:00:00-05:00',
+			timezone: 'America/New_York',
 			value: 7,
 			unit: 'messages',
 			mediumId: 'fb',
 		});
-		expect(Object.keys(row).slice(0, 3)).toEqual(['metric', 'timestamp', 'timestampInTimezone']);
+		expect(Object.keys(row).slice(0, 4)).toEqual([
+			'metric',
+			'timestamp',
+			'timestampInTimezone',
+			'timezone',
+		]);
 	});
 
 	it('finds a start under another name, with any offset, and keeps every field the service gave', () => {
@@ -223,15 +229,17 @@ describe('intervalRow', () => {
 			metric: 'inboundMessageVolume',
 			start: '2026-07-01T00:00:00+0200',
 			startInTimezone: '2026-06-30T18:00:00-04:00',
+			timezone: 'America/New_York',
 			count: 2,
 			label: 'x',
 			unit: 'messages',
 		});
 	});
 
-	it('adds no zoned start when no field holds a date-time with an offset', () => {
+	it('adds no zoned start when no field holds a date-time with an offset, still the zone', () => {
 		expect(intervalRow({ value: 1, day: 'monday' }, { ...context, filters: {} })).toEqual({
 			metric: 'inboundMessageVolume',
+			timezone: 'America/New_York',
 			value: 1,
 			day: 'monday',
 			unit: 'messages',

@@ -74,7 +74,7 @@ function startFieldOf(bucket: IDataObject): string | undefined {
 export interface IntervalContext {
 	metric: string;
 	unit: string;
-	/** The Timezone sent with the call. */
+	/** The zone the intervals were counted in: the Timezone sent with the call. */
 	timeZone: string;
 	/** The filters as sent; only those set appear in the row. */
 	filters: Record<string, string | undefined>;
@@ -82,9 +82,10 @@ export interface IntervalContext {
 
 /**
  * One interval of a grouped metric as one row: the metric, the interval's start as the service
- * gives it and the same start in the chosen time zone (`<field>InTimezone`, e.g.
- * 2026-11-20T03:00:00-05:00), then the service's other fields (value) as given, the unit and the
- * filters that were set. The range, interval and time zone are not repeated in every row.
+ * gives it and the same start in the zone the intervals were counted in (`<field>InTimezone`,
+ * e.g. 2026-11-20T03:00:00-05:00) and that zone by name (`timezone`: an offset does not say which
+ * zone Workflow Time Zone was), then the service's other fields (value) as given, the unit and
+ * the filters that were set. The range and interval are not repeated in every row.
  */
 export function intervalRow(bucket: IDataObject, context: IntervalContext): IDataObject {
 	const row: IDataObject = { metric: context.metric };
@@ -94,6 +95,7 @@ export function intervalRow(bucket: IDataObject, context: IntervalContext): IDat
 		const start = toInstant(bucket[startField], 'UTC') as Instant;
 		row[`${startField}InTimezone`] = formatInTimeZone(start.epochMs, context.timeZone);
 	}
+	row.timezone = context.timeZone;
 	for (const [key, value] of Object.entries(bucket)) if (key !== startField) row[key] = value;
 	row.unit = context.unit;
 	for (const [name, value] of Object.entries(context.filters)) {

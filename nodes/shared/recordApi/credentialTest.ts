@@ -50,7 +50,7 @@ export async function testRecordCredential(
 		);
 	}
 	const refusals: Partial<Record<number, string>> = {
-		401: `n8n refused the API key (HTTP 401): check the key you pasted. It must be the whole key, of this n8n, and not deleted in Settings -> n8n API. ${RECORD_KEY_STEPS}`,
+		401: `Check the key you pasted into n8n API Key: n8n refused it (HTTP 401). It must be the whole key, of this n8n, and not deleted in Settings -> n8n API. ${RECORD_KEY_STEPS}`,
 		403: `The API key may not list data tables (403): its scopes leave out data tables. ${RECORD_KEY_STEPS}`,
 		404: `${baseUrl} has no n8n public API with data tables (404). The n8n API URL is this n8n's address followed by /api/v1; the public API must be enabled (N8N_PUBLIC_API_DISABLED not true) and n8n must be 2.36 or later.`,
 	};

@@ -12,6 +12,7 @@ import * as runtimeModule from '../../../scripts/lib/n8n-runtime';
 import * as simulatorModule from '../../simulator';
 import * as dialogModule from '../credential-dialog';
 import * as helpersModule from '../helpers';
+import * as textsModule from '../panel-texts';
 import { signInForBlock } from './signedIn';
 
 type Json = Record<string, any>;
@@ -19,6 +20,7 @@ const rt: Json = runtimeModule;
 const sim: Json = simulatorModule;
 const dialog: Json = dialogModule;
 const { report }: Json = helpersModule;
+const texts: Json = textsModule;
 
 const ACTION = 'n8n-nodes-contact-center.contactCenter';
 const TRIGGER = 'n8n-nodes-contact-center.contactCenterTrigger';
@@ -100,6 +102,85 @@ export function describeFieldsAndTestRuns(session: () => Json): void {
 			);
 			expect(mediums).toContain('Facebook Messenger\nSent as mediumId fb');
 			for (const code of ['fb', 'twit', 'rtm', 'mailgun']) expect(names).not.toContain(code);
+		});
+
+		/** The options the open node's "Add Grouping" list offers now. */
+		async function addGroupingOptions() {
+			const add = await page.waitForSelector('input[placeholder="Add Grouping"]', {
+				visible: true,
+			});
+			await add.click();
+			await sleep(600);
+			const offered: string[] = await page.$$eval('li.el-select-dropdown__item', (items: any[]) =>
+				items
+					.filter((item) => item.getClientRects().length > 0)
+					.map((item) => item.innerText.trim()),
+			);
+			await page.keyboard.press('Escape');
+			await sleep(600);
+			return offered;
+		}
+
+		const shows = async (name: string) =>
+			(await page.$(`[data-test-id="parameter-input-${name}"]`)) !== null;
+
+		test('Metric -> Get: another volume metric keeps Grouping; a metric without grouping clears it; Timezone is offered once Group By Interval is added, which says where the zone is set', async () => {
+			await openNodeOfNewWorkflow(
+				'Fields: metric switch',
+				[
+					{
+						id: 'metric',
+						name: 'Contact Center',
+						type: ACTION,
+						typeVersion: 1,
+						position: [0, 0],
+						parameters: {
+							resource: 'metric',
+							operation: 'get',
+							metric: 'inboundMessageVolume',
+							grouping: { groupByInterval: 'day', timezone: 'America/New_York' },
+						},
+					},
+				],
+				'metric',
+			);
+			await dialog.chooseParameterOption(page, 'metric', 'Outbound Message Volume');
+			expect(await shown('metric')).toBe('Outbound Message Volume');
+			expect(await shown('groupByInterval')).toBe('Day');
+			expect(await shown('timezone')).toBe('America/New_York');
+			const text: string = await ndvText();
+			expect(text).toContain(
+				"Intervals start in the workflow's time zone (Workflow settings -> Timezone) unless you add a Timezone",
+			);
+			expect(text).toContain('Each output item names the zone used in its timezone column');
+			const zones: Json[] = await texts.optionDescriptionLines(page, 'timezone');
+			expect(zones.find((zone) => zone.name === 'Workflow Time Zone')).toEqual({
+				name: 'Workflow Time Zone',
+				description: "Set in Workflow settings -> Timezone, else n8n's default",
+				lines: 1,
+				cut: false,
+			});
+
+			// n8n's editor keeps no field the new values hide (getNodeParameters), in any node.
+			await dialog.chooseParameterOption(page, 'metric', 'First Response Time');
+			expect(await shows('groupByInterval')).toBe(false);
+			await dialog.chooseParameterOption(page, 'metric', 'Inbound Message Volume');
+			expect(await shows('groupByInterval')).toBe(false);
+			expect(await shows('timezone')).toBe(false);
+
+			expect(await addGroupingOptions()).toEqual(['Group By Interval']);
+			const add = await page.waitForSelector('input[placeholder="Add Grouping"]', {
+				visible: true,
+			});
+			await add.click();
+			await sleep(600);
+			const [groupBy] = await page.$$(
+				'xpath/.//li[contains(@class,"el-select-dropdown__item")][normalize-space()="Group By Interval"]',
+			);
+			await groupBy.click();
+			await sleep(600);
+			expect(await shown('groupByInterval')).toBe('Hour');
+			expect(await addGroupingOptions()).toEqual(['Timezone']);
 		});
 
 		test('WhatsApp template: Language shows en_US; each body variable says which {{n}} it fills', async () => {

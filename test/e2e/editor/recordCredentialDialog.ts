@@ -149,6 +149,36 @@ export function describeRecordCredentialDialog(session: () => Json): void {
 				);
 				log(`screenshot of the dialog: ${screenshot}`);
 			});
+
+			test('Save with a mistyped key: the red banner; its More details starts with "Check the key you pasted into n8n API Key"', async () => {
+				const key = await createOwnerKey(null);
+				// One character of the key's signature changed, as a slip when copying it.
+				const mistyped = `${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`;
+				await dialog.openNewCredential(
+					page,
+					instance.baseUrl,
+					'Contact Center Record',
+					RECORD_CREDENTIAL,
+				);
+				expect(await dialog.pasteIntoField(page, 'baseUrl', `${instance.baseUrl}/api/v1`)).toBe(
+					`${instance.baseUrl}/api/v1`,
+				);
+				expect(await dialog.pasteIntoField(page, 'apiKey', mistyped)).toBe(mistyped);
+
+				const saved: Json = await dialog.saveAndReadTestResult(page);
+				log(`Save with a mistyped key: ${JSON.stringify(saved)}`);
+				expect(saved.result.status).toBe('Error');
+				// n8n's own words head the banner; the Test's message shows only under More details.
+				expect(saved.banner).toMatch(/^Couldn’t connect with these settings/);
+				expect(saved.banner).not.toContain('Check the key');
+				expect(await dialog.testBannerIsRed(page)).toBe(true);
+				const details: Json = await dialog.testBannerDetails(page);
+				log(`More details: ${JSON.stringify(details)}`);
+				expect(details.text).toBe(saved.result.message);
+				expect(details.text).toMatch(/^Check the key you pasted into n8n API Key: n8n refused it/);
+				expect(details.firstLine).toMatch(/^Check the key you pasted into n8n API Key/);
+				await page.keyboard.press('Escape');
+			});
 		});
 
 		describe("the README's steps for the record key, in n8n's screens", () => {

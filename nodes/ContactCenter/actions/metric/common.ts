@@ -18,10 +18,13 @@ export const TIMEZONE_OPTIONS: INodeProperties['options'] = [
 	{
 		name: 'Workflow Time Zone',
 		value: '',
-		description: "The workflow's Timezone setting, else n8n's default",
+		description: "Set in Workflow settings -> Timezone, else n8n's default",
 	},
 	...timeZoneNames().map((zone) => ({ name: zone, value: zone })),
 ];
+
+/** Where a workflow's time zone is set in n8n's editor, as its screens name it. */
+export const WORKFLOW_ZONE_SETTING = 'Workflow settings -> Timezone';
 
 export const DEFAULT_FROM = '={{ $now.minus({ hours: 24 }).toISO() }}';
 
@@ -67,4 +70,18 @@ export const queueStatusOptions: INodeProperties['options'] = [
 
 export function metricContext(this: IExecuteFunctions): MetricQueryOptions {
 	return { now: Date.now(), workflowTimeZone: this.getTimezone() };
+}
+
+/**
+ * Which zone Workflow Time Zone was at run time, and where it came from: the workflow's own
+ * setting, or n8n's default zone when the workflow sets none (n8n removes a setting left at
+ * "Default" when it saves the workflow). The editor cannot say it before a run: a field's texts
+ * are static, and a load-options method gets a workflow without its settings.
+ */
+export function workflowTimeZoneHint(this: IExecuteFunctions): string {
+	const zone = this.getTimezone();
+	const own = this.getWorkflowSettings().timezone;
+	return own !== undefined && own !== 'DEFAULT'
+		? `Workflow Time Zone is ${zone}, set in ${WORKFLOW_ZONE_SETTING}`
+		: `Workflow Time Zone is ${zone}, n8n's default: the workflow sets none in ${WORKFLOW_ZONE_SETTING}`;
 }

@@ -10,6 +10,7 @@ import { processItems } from '../../helpers/items';
 import { intervalRow, readMetricResponse } from '../../helpers/metricResponse';
 import {
 	buildMetricQuery,
+	GROUP_BY_INTERVALS,
 	METRIC_KEYS,
 	METRICS,
 	metricsTaking,
@@ -34,6 +35,8 @@ import {
 	queueStatusHint,
 	queueStatusOptions,
 	toDescription,
+	WORKFLOW_ZONE_SETTING,
+	workflowTimeZoneHint,
 } from './common';
 
 const showFor = (metrics: MetricKey[]) => ({
@@ -49,7 +52,7 @@ export const description: INodeProperties[] = [
 		required: true,
 		default: 'inboundMessageVolume',
 		description:
-			'The real-time dashboard metric to read. Each output item names its unit: seconds for the times; messages, agents or contacts for the counts.',
+			'The real-time dashboard metric to read. Each output item names its unit: seconds for the times; messages, agents or contacts for the counts. Switching to a metric that does not take a field (Grouping, Medium, From) clears that field.',
 		options: METRIC_KEYS.map((key) => ({
 			name: METRICS[key].name,
 			value: key,
@@ -137,6 +140,8 @@ export const description: INodeProperties[] = [
 		],
 	},
 	{
+		// One set for every metric that takes grouping: n8n's editor keeps it when the Metric changes
+		// between them, and clears it (as any field hidden by the new values) for the others.
 		displayName: 'Grouping',
 		name: 'grouping',
 		type: 'collection',
@@ -151,6 +156,7 @@ export const description: INodeProperties[] = [
 				default: 'hour',
 				description:
 					'Return one count per interval instead of the total. At most 60 intervals: grouped by minute the range can be at most 1 hour. Each interval becomes its own output item.',
+				hint: `Intervals start in the workflow's time zone (${WORKFLOW_ZONE_SETTING}) unless you add a Timezone`,
 				options: [
 					{ name: 'Minute', value: 'minute' },
 					{ name: 'Hour', value: 'hour' },
@@ -162,9 +168,12 @@ export const description: INodeProperties[] = [
 				name: 'timezone',
 				type: 'options',
 				default: '',
-				description:
-					"The time zone the service counts the intervals in (a day from that zone's midnight). Each output item gives its interval's start in this zone too, as timestampInTimezone.",
+				description: `The time zone the service counts the intervals in (a day from that zone's midnight). Workflow Time Zone is the zone set in ${WORKFLOW_ZONE_SETTING} (the workflow's menu -> Settings), else n8n's default zone. Each output item names the zone in its timezone column and gives its interval's start in it, as timestampInTimezone.`,
+				hint: 'Each output item names the zone used in its timezone column',
 				options: TIMEZONE_OPTIONS,
+				// Without an interval the service counts a total, which no time zone changes: offered
+				// only once Group By Interval is added.
+				displayOptions: { show: { groupByInterval: Object.keys(GROUP_BY_INTERVALS) } },
 			},
 		],
 	},
@@ -202,6 +211,19 @@ export function readMetricInput(
 }
 
 /**
+ * Under the output of a metric grouped in Workflow Time Zone: which zone that was, and where it
+ * is set. (A Timezone without Group By Interval never reaches the node: n8n drops a parameter its
+ * displayOptions hide when it builds the workflow to run, as the editor does when a field changes.)
+ */
+function zoneHintOf(this: IExecuteFunctions, metric: MetricKey, i: number): string | undefined {
+	if (!metricsTaking('groupByInterval').includes(metric)) return undefined;
+	const grouping = this.getNodeParameter('grouping', i, {}) as IDataObject;
+	if (grouping.groupByInterval === undefined) return undefined;
+	const chosen = typeof grouping.timezone === 'string' && grouping.timezone.trim() !== '';
+	return chosen ? undefined : workflowTimeZoneHint.call(this);
+}
+
+/**
  * One row of an ungrouped metric: the parameters as sent, From and To as fromUtc and toUtc, the
  * queue metrics' status as queueConversationStatus (its name in Get Snapshot too).
  */
@@ -220,7 +242,8 @@ function totalRow(metric: MetricKey, query: MetricQuery, value: IDataObject): ID
 
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const metricOf = (i: number) => this.getNodeParameter('metric', i) as MetricKey;
-	return await processItems.call(this, {
+	const hints = new Set<string>();
+	const output = await processItems.call(this, {
 		errorContext: (i) => ({
 			operation: 'metric',
 			metricName: METRICS[metricOf(i)]?.name ?? metricOf(i),
@@ -228,6 +251,8 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 		failedItemFields: (i) => ({ metric: metricOf(i) }),
 		run: async (i) => {
 			const metric = metricOf(i);
+			const hint = zoneHintOf.call(this, metric, i);
+			if (hint !== undefined) hints.add(hint);
 			const query = buildMetricQuery(
 				metric,
 				readMetricInput.call(this, metric, i),
@@ -257,4 +282,6 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 			}));
 		},
 	});
+	for (const message of hints) this.addExecutionHints({ message, location: 'outputPane' });
+	return output;
 }
