@@ -36,9 +36,11 @@ type Finished = { work: Work; claimId?: number; detail: string };
 
 type RowClaim = Outcome<{ state: 'claimed'; claimId: number; lapsedClaimAt?: number }>;
 
-// An insert takes its row id before it commits: waiting this long before reading lets a concurrent
-// insert with a lower id commit first, so that every process sees the same oldest claim.
-const CLAIM_SETTLE_MS = 50;
+// A claim beside only younger live claims reads its key again, as each of them gives up on seeing
+// it and deletes its row: up to this many reads in all, the first wait 50 to 100 ms, doubling (0.75
+// to 1.5 s in all, for deletes that n8n answers slowly). Then it gives up too.
+const CONTENDED_READS = 5;
+const CONTENDED_WAIT_MS = 50;
 
 /** The claims whose `done` rows went out together are deleted together. */
 const CLAIMS_DONE_TOGETHER: Gather = { ms: 2, upToMs: 10, until: 100 };
@@ -78,6 +80,22 @@ function pruneNowAndThen(context: RecordContext, table: Table, now: number) {
 	});
 }
 
+/** Reads the key's rows and decides the claim whose row this process inserted (see decideClaim). */
+async function readClaim(
+	context: RecordContext,
+	table: Table,
+	work: Work,
+	inserted: { id: number; token: string },
+	gather?: Gather,
+) {
+	const keyRows = await rowsOfKey(context, table, recordKeyOf(work.scope, work.key), gather);
+	const now = Date.now();
+	const { ownId, otherOwnIds, rows } = ownClaimRows(keyRows, inserted.id, inserted.token);
+	for (const id of otherOwnIds) await deleteRow(context, table, id);
+	return { ownId, now, decision: decideClaim(rows, ownId, now, windowsOf(work)) };
+}
+
+/** One claim row: inserted, then read back until decided; undefined when the row was lost. */
 async function claimOnce(context: RecordContext, table: Table, work: Work, gather?: Gather) {
 	const { scope } = work;
 	const recordKey = recordKeyOf(scope, work.key);
@@ -88,20 +106,23 @@ async function claimOnce(context: RecordContext, table: Table, work: Work, gathe
 	try {
 		const row = { scope, recordKey, state: 'running' as const, stateAt: Date.now(), detail: token };
 		insertedId = await insertRow(context, table, row, gather);
-		await sleep(CLAIM_SETTLE_MS);
-		const now = Date.now();
-		const keyRows = await rowsOfKey(context, table, recordKey, gather);
-		const { ownId, otherOwnIds, rows } = ownClaimRows(keyRows, insertedId, token);
-		for (const id of otherOwnIds) await deleteRow(context, table, id);
-		const decision = decideClaim(rows, ownId, now, windowsOf(work));
+		const inserted = { id: insertedId, token };
+		let read = await readClaim(context, table, work, inserted, gather);
+		for (let reads = 1; read.decision.state === 'contended' && reads < CONTENDED_READS; reads++) {
+			await sleep(CONTENDED_WAIT_MS * 2 ** (reads - 1) * (1 + Math.random()));
+			read = await readClaim(context, table, work, inserted, gather);
+		}
+		const { ownId, now, decision } = read;
 		decided = true;
 		if (decision.state === 'lost') return undefined;
-		if (decision.state !== 'claimed') {
-			const what = `the row of a claim of ${recordKey} not taken`;
-			await deleteNowOrLater(context, table, what, { id: ownId });
-		}
 		pruneNowAndThen(context, table, now);
-		return decision.state === 'claimed' ? { ...decision, claimId: ownId } : decision;
+		if (decision.state === 'claimed') return { ...decision, claimId: ownId };
+		const what = `the row of a claim of ${recordKey} not taken`;
+		await deleteNowOrLater(context, table, what, { id: ownId });
+		// Still beside younger claims: one of them holds the key, or will claim it again.
+		return decision.state === 'contended'
+			? { state: 'running' as const, since: decision.since }
+			: decision;
 	} finally {
 		// A claim that failed before it was decided deletes its rows, found by its token (an insert
 		// whose answer was lost leaves a row nobody knows the id of).
