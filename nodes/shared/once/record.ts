@@ -212,7 +212,7 @@ export const record = {
 
 	async release(context: RecordContext, work: Work, claimId: number): Promise<void> {
 		const what = `the claim row of ${recordKeyOf(work.scope, work.key)}, released`;
-		const gone = { id: claimId, throwUnlessPassing: true };
+		const gone = { id: claimId, throwUnlessTransient: true };
 		await onTable(context, async (table) => await deleteNowOrLater(context, table, what, gone));
 	},
 };

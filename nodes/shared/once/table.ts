@@ -3,7 +3,7 @@ import { NodeOperationError, sleep, type IDataObject } from 'n8n-workflow';
 import {
 	api,
 	contextWithoutExecution,
-	isPassingFailure,
+	isTransientFailure,
 	kindOfRecordError,
 	recordError,
 	recordErrorFor,
@@ -237,7 +237,7 @@ export async function deleteNowOrLater(
 	context: RecordContext,
 	table: Table,
 	what: string,
-	gone: { id?: number; where?: RecordFilter; gather?: Gather; throwUnlessPassing?: boolean },
+	gone: { id?: number; where?: RecordFilter; gather?: Gather; throwUnlessTransient?: boolean },
 ): Promise<void> {
 	const { id, where } = gone;
 	const remove = async (caller: RecordContext) =>
@@ -245,7 +245,7 @@ export async function deleteNowOrLater(
 			? await deleteRow(caller, table, id as number, gone.gather)
 			: await deleteRowsWhere(caller, table, where);
 	await remove(context).catch((failure: unknown) => {
-		if (gone.throwUnlessPassing === true && !isPassingFailure(failure)) {
+		if (gone.throwUnlessTransient === true && !isTransientFailure(failure)) {
 			throw recordErrorFor(context, failure);
 		}
 		context.logger.warn(
