@@ -2,7 +2,7 @@ import { randomBytes } from 'crypto';
 
 import { sleep } from 'n8n-workflow';
 
-import type { RecordContext } from '../recordApi';
+import { contextWithoutExecution, type RecordContext } from '../recordApi';
 import type { Gather } from './batches';
 import { usableIndexOf } from './indexes';
 import { memoryOfTable, state } from './state';
@@ -15,24 +15,21 @@ import {
 	recordKeyOf,
 	windowsOf,
 	type CheckResult,
+	type Finished,
 	type Outcome,
+	type RecordFilter,
 	type Work,
 } from './rows';
 import {
-	deleteNowOrLater,
 	deleteRow,
 	deleteRowsWhere,
 	insertRow,
 	knownTable,
-	markRowDone,
 	onTable,
 	rowsOfKey,
-	writeLater,
 	type Table,
 } from './table';
-
-/** Work done: its claim's row if any, and what it left to tell (e.g. a message id). */
-type Finished = { work: Work; claimId?: number; detail: string };
+import { deleteNowOrLater, writeDone, writeDoneLater } from './waitingWrites';
 
 type RowClaim = Outcome<{ state: 'claimed'; claimId: number; lapsedClaimAt?: number }>;
 
@@ -41,9 +38,6 @@ type RowClaim = Outcome<{ state: 'claimed'; claimId: number; lapsedClaimAt?: num
 // to 1.5 s in all, for deletes that n8n answers slowly). Then it gives up too.
 const CONTENDED_READS = 5;
 const CONTENDED_WAIT_MS = 50;
-
-/** The claims whose `done` rows went out together are deleted together. */
-const CLAIMS_DONE_TOGETHER: Gather = { ms: 2, upToMs: 10, until: 100 };
 
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
@@ -69,13 +63,20 @@ async function checkKey(
 	});
 }
 
-/** Removes rows past the longest retention any user of the table may ask for. */
+/**
+ * Removes rows past the longest retention any user of the table may ask for, in the background:
+ * with a context of no execution, as the caller's call may end first.
+ */
 function pruneNowAndThen(context: RecordContext, table: Table, now: number) {
 	const memory = memoryOfTable(table);
 	if (now - memory.lastPrunedAt < PRUNE_EVERY_MS) return;
 	memory.lastPrunedAt = now;
 	const expired = filterOf([['stateAt', 'lt', now - MAX_RECORD_RETENTION_MS]]);
-	void deleteRowsWhere(context, table, expired).catch((error: Error) => {
+	void pruneInBackground(contextWithoutExecution(context), table, expired);
+}
+
+async function pruneInBackground(context: RecordContext, table: Table, expired: RecordFilter) {
+	await deleteRowsWhere(context, table, expired).catch((error: Error) => {
 		context.logger.warn(`Contact Center record: removing expired rows failed: ${error.message}`);
 	});
 }
@@ -171,29 +172,16 @@ export const record = {
 		});
 	},
 
-	// Without a detail, the claim's row turns `done` (one update for the process's calls); a detail
-	// (a send's message id), which an update of many rows cannot give, takes a row of its own.
-	async finish(context: RecordContext, { work, claimId, detail }: Finished, gather?: Gather) {
-		await onTable(context, async (table) => {
-			const updatesClaim = claimId !== undefined && detail === '';
-			if (updatesClaim && (await markRowDone(context, table, claimId))) return;
-			const { scope } = work;
-			const recordKey = recordKeyOf(scope, work.key);
-			const row = { scope, recordKey, state: 'done' as const, stateAt: Date.now(), detail };
-			await insertRow(context, table, row, gather);
-			if (claimId === undefined || updatesClaim) return;
-			const gone = { id: claimId, gather: CLAIMS_DONE_TOGETHER };
-			await deleteNowOrLater(context, table, `the claim row of ${recordKey}, done`, gone);
-		});
+	async finish(context: RecordContext, done: Finished, gather?: Gather) {
+		await onTable(context, async (table) => await writeDone(context, table, done, gather));
 	},
 
 	// For work that has happened, which must never be done again because its row came late: counted
 	// as done here at once when n8n's API does not take the write. Never throws.
 	async finishAndKeepTrying(context: RecordContext, done: Finished, gather?: Gather) {
 		await record.finish(context, done, gather).catch(async (error: Error) => {
-			const { work, detail } = done;
-			const recordKey = recordKeyOf(work.scope, work.key);
-			state.pendingDone.set(recordKey, { at: Date.now(), detail });
+			const recordKey = recordKeyOf(done.work.scope, done.work.key);
+			state.pendingDone.set(recordKey, { at: Date.now(), detail: done.detail });
 			context.logger.warn(
 				`Contact Center record: ${recordKey} is done but could not be recorded yet (${error.message}); this process counts it as done and keeps writing its row`,
 			);
@@ -202,11 +190,7 @@ export const record = {
 					`Contact Center record: the done row of ${recordKey} cannot even wait for n8n's API (${reason.message}); only this process's memory holds it as done`,
 				);
 			});
-			if (table === undefined) return;
-			const write = async (caller: RecordContext) => await record.finish(caller, done);
-			writeLater(context, table, `the done row of ${recordKey}`, write, () =>
-				state.pendingDone.delete(recordKey),
-			);
+			if (table !== undefined) writeDoneLater(context, table, done);
 		});
 	},
 

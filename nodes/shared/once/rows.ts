@@ -167,6 +167,9 @@ export const recordKeyOf = (scope: string, key: string) => `${scope}|${key}`;
  */
 export type Work = { scope: string; key: string; retentionMs?: number };
 
+/** Work done: its claim's row if any, and what it left to tell (e.g. a message id). */
+export type Finished = { work: Work; claimId?: number; detail: string };
+
 export const windowsOf = (work: Work): RecordWindows =>
 	work.retentionMs === undefined
 		? DEFAULT_RECORD_WINDOWS

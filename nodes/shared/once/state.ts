@@ -1,5 +1,7 @@
-import type { RecordContext, RecordTarget } from '../recordApi';
+import type { RecordTarget } from '../recordApi';
+import type { Finished, RecordFilter } from './rows';
 import type { ScopeIndex } from './scopeIndex';
+import type { Table } from './table';
 
 // All the once module keeps in this process's memory: caches of the record (the data table is what
 // lasts), the work in hand and writes still being tried. Nothing here has to outlive the process.
@@ -23,15 +25,17 @@ export type Lane = {
 /** Work this process is handling now (see claimHold). */
 export type Hold = { recordKey: string; since: number };
 
-/** A record write n8n's API did not take (see table.ts writeLater). */
-export type WaitingWrite = {
-	what: string;
-	since: number;
-	write: (context: RecordContext) => Promise<unknown>;
-	settled: () => void;
-};
+/**
+ * A record write n8n's API did not take (see waitingWrites.ts), as plain data: nothing of the run
+ * that made it. `what` names it with its record key.
+ */
+export type WaitingWrite = { what: string; since: number } & (
+	| { kind: 'done'; done: Finished }
+	| { kind: 'delete'; id?: number; where?: RecordFilter }
+);
 
-export type WriteQueue = { waiting: WaitingWrite[]; retrying: boolean };
+/** The writes waiting for one table and key, and whether a loop is retrying them. */
+export type WriteQueue = { table: Table; waiting: WaitingWrite[]; retrying: boolean };
 
 /** One data table (API URL and table id), whichever key reached it. */
 export interface TableMemory {

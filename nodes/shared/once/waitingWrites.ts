@@ -1,0 +1,185 @@
+import { sleep } from 'n8n-workflow';
+
+import {
+	contextWithoutExecution,
+	isTransientFailure,
+	pendingRetryMs,
+	recordErrorFor,
+	type RecordContext,
+} from '../recordApi';
+import type { Gather } from './batches';
+import { MAX_RECORD_RETENTION_MS, recordKeyOf, type Finished, type RecordFilter } from './rows';
+import { memoryOfTable, state, type WaitingWrite, type WriteQueue } from './state';
+import { deleteRow, deleteRowsWhere, insertRow, markRowDone, onTable, type Table } from './table';
+
+/*
+ * The record's writes that must reach it in the end: the `done` row of work done, and the delete
+ * of a claim row this process gave up. When n8n's API does not take one, it waits in the queue of
+ * its table and key, retried by one loop per queue. A waiting write is plain data and the loop has
+ * a context of no execution: nothing that waits keeps a run, or its execution, alive.
+ */
+
+/** The claims whose `done` rows went out together are deleted together. */
+const CLAIMS_DONE_TOGETHER: Gather = { ms: 2, upToMs: 10, until: 100 };
+
+const MAX_WAITING_WRITES = 10_000;
+
+/**
+ * Writes the `done` row of work done. Without a detail, the claim's row turns `done` (one update
+ * for the process's calls); a detail (a send's message id), which an update of many rows cannot
+ * give, takes a row of its own, and the claim's row is deleted.
+ */
+export async function writeDone(
+	context: RecordContext,
+	table: Table,
+	{ work, claimId, detail }: Finished,
+	gather?: Gather,
+): Promise<void> {
+	const updatesClaim = claimId !== undefined && detail === '';
+	if (updatesClaim && (await markRowDone(context, table, claimId))) return;
+	const { scope } = work;
+	const recordKey = recordKeyOf(scope, work.key);
+	const row = { scope, recordKey, state: 'done' as const, stateAt: Date.now(), detail };
+	await insertRow(context, table, row, gather);
+	if (claimId === undefined || updatesClaim) return;
+	const gone = { id: claimId, gather: CLAIMS_DONE_TOGETHER };
+	await deleteNowOrLater(context, table, `the claim row of ${recordKey}, done`, gone);
+}
+
+/** Queues the `done` row of work done that n8n's API did not take. */
+export function writeDoneLater(context: RecordContext, table: Table, finished: Finished): void {
+	const { work, claimId, detail } = finished;
+	// A copy: only the fields the write needs, nothing else the caller's objects may hold.
+	const done = { work: { scope: work.scope, key: work.key }, claimId, detail };
+	const what = `the done row of ${recordKeyOf(work.scope, work.key)}`;
+	writeLater(context, table, { kind: 'done', what, since: Date.now(), done });
+}
+
+type Gone = {
+	id?: number;
+	where?: RecordFilter;
+	gather?: Gather;
+	/** Throws a failure no later try may overcome instead of queueing the delete. */
+	throwUnlessTransient?: boolean;
+};
+
+/**
+ * Deletes a row this process gave up (by `id`, or the rows `where` finds); when n8n's API does not
+ * take it, reads leave the row out at once and the delete waits in the table's queue.
+ */
+export async function deleteNowOrLater(
+	context: RecordContext,
+	table: Table,
+	what: string,
+	gone: Gone,
+): Promise<void> {
+	const { id, where } = gone;
+	try {
+		if (where === undefined) await deleteRow(context, table, id as number, gone.gather);
+		else await deleteRowsWhere(context, table, where);
+	} catch (failure) {
+		if (gone.throwUnlessTransient === true && !isTransientFailure(failure)) {
+			throw recordErrorFor(context, failure);
+		}
+		context.logger.warn(
+			`Contact Center record: ${what} could not be deleted yet (${(failure as Error).message}); this process leaves it out of its reads and deletes it in the background`,
+		);
+		if (id !== undefined) memoryOfTable(table).deletingInBackground.add(id);
+		const write = { kind: 'delete' as const, what: `the delete of ${what}`, id, where };
+		writeLater(context, table, { ...write, since: Date.now() });
+	}
+}
+
+/** Adds a write to its table and key's queue, and starts retrying the queue unless it is already. */
+function writeLater(context: RecordContext, table: Table, write: WaitingWrite): void {
+	const { writeQueues } = memoryOfTable(table);
+	const queue = writeQueues.get(table.target.cacheKey) ?? { table, waiting: [], retrying: false };
+	writeQueues.set(table.target.cacheKey, queue);
+	if (queue.waiting.length >= MAX_WAITING_WRITES) {
+		settle(queue, write);
+		context.logger.error(
+			`Contact Center record: gave up on ${write.what}: ${MAX_WAITING_WRITES} record writes already wait for n8n's API`,
+		);
+		return;
+	}
+	queue.waiting.push(write);
+	if (!queue.retrying) void retryWaitingWrites(contextWithoutExecution(context), queue);
+}
+
+/** Undoes what this process assumed while the write waited: it was written, or given up. */
+function settle(queue: WriteQueue, write: WaitingWrite) {
+	if (write.kind === 'done') {
+		state.pendingDone.delete(recordKeyOf(write.done.work.scope, write.done.work.key));
+	} else if (write.id !== undefined) {
+		memoryOfTable(queue.table).deletingInBackground.delete(write.id);
+	}
+}
+
+function takeOut(queue: WriteQueue, write: WaitingWrite) {
+	queue.waiting.splice(queue.waiting.indexOf(write), 1);
+	settle(queue, write);
+}
+
+async function perform(context: RecordContext, queue: WriteQueue, write: WaitingWrite) {
+	if (write.kind === 'done') {
+		await onTable(context, async (table) => await writeDone(context, table, write.done));
+	} else if (write.where !== undefined) {
+		await deleteRowsWhere(context, queue.table, write.where);
+	} else if (write.id !== undefined) {
+		await deleteRow(context, queue.table, write.id);
+	}
+}
+
+/** Tries the queue's writes in order, up to the first that fails. */
+async function retryRound(context: RecordContext, queue: WriteQueue) {
+	let written = 0;
+	for (const write of [...queue.waiting]) {
+		try {
+			await perform(context, queue, write);
+		} catch (error) {
+			return { written, failure: error as Error };
+		}
+		takeOut(queue, write);
+		written++;
+	}
+	return { written, failure: undefined };
+}
+
+function giveUpTooOld(context: RecordContext, queue: WriteQueue) {
+	const now = Date.now();
+	const tooOld = queue.waiting.filter((write) => now - write.since >= MAX_RECORD_RETENTION_MS);
+	if (tooOld.length === 0) return;
+	for (const write of tooOld) takeOut(queue, write);
+	context.logger.error(
+		`Contact Center record: gave up after ${MAX_RECORD_RETENTION_MS / 3_600_000} hours of n8n's API not taking them: ${tooOld.map((write) => write.what).join('; ')}`,
+	);
+}
+
+/**
+ * Retries a queue's writes until none waits: after 5 s (pendingRetryMs), then twice as long after
+ * each round that wrote nothing, up to a minute.
+ */
+async function retryWaitingWrites(context: RecordContext, queue: WriteQueue): Promise<void> {
+	queue.retrying = true;
+	let failedRounds = 0;
+	let warned = false;
+	while (queue.waiting.length > 0) {
+		await sleep(Math.min(60_000, pendingRetryMs() * 2 ** Math.min(failedRounds, 10)));
+		giveUpTooOld(context, queue);
+		const { written, failure } = await retryRound(context, queue);
+		failedRounds = failure === undefined || written > 0 ? 0 : failedRounds + 1;
+		const waiting = queue.waiting.length;
+		if (failure !== undefined && !warned) {
+			warned = true;
+			context.logger.warn(
+				`Contact Center record: ${waiting} record write(s) wait for n8n's API, which still does not take them (${failure.message}); this process tries again in the background and logs once they are written`,
+			);
+		}
+		if (written > 0) {
+			context.logger.info(
+				`Contact Center record: resolved: ${written} waiting record write(s) made${waiting > 0 ? `, ${waiting} still waiting` : "; nothing depends on this process's memory any longer"}`,
+			);
+		}
+	}
+	queue.retrying = false;
+}
