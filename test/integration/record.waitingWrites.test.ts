@@ -1,7 +1,9 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- test code: the garbage collector and timers, run in jest, never inside n8n */
 /**
  * Record writes that wait for n8n's API (once/waitingWrites.ts), through n8n-core's execution
- * context against the data table API stand-in: what a queue keeps of the run that wrote.
+ * context against the data table API stand-in: what a queue keeps of the run that wrote, how it
+ * tells a write n8n's API will never take from one it may take later, and how it says what it
+ * gave up on.
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -9,8 +11,15 @@ import { runInNewContext } from 'node:vm';
 import type { IExecuteFunctions, Logger } from 'n8n-workflow';
 
 import { once, type Work } from '../../nodes/shared/once';
-import { setRecordTiming } from '../harness/processState';
-import { recordRows, runWithRecord, ticketOf, useRecordApi, waitFor } from './recordFaults';
+import { resetOnceLimits, setOnceLimits, setRecordTiming } from '../harness/processState';
+import {
+	recordCredentialsWith,
+	recordRows,
+	runWithRecord,
+	ticketOf,
+	useRecordApi,
+	waitFor,
+} from './recordFaults';
 
 setFlagsFromString('--expose_gc');
 const collectGarbage = runInNewContext('gc') as () => void;
@@ -27,7 +36,10 @@ beforeAll(async () => {
 		logger = context.logger;
 	});
 });
-afterEach(() => jest.restoreAllMocks());
+afterEach(() => {
+	jest.restoreAllMocks();
+	resetOnceLimits();
+});
 
 /** What the process logs at `level` from now on, one message per line. */
 function logged(level: 'warn' | 'error' | 'info') {
@@ -123,5 +135,100 @@ describe('a run whose record writes wait for the API is not kept alive by them',
 		expect(loaded.filter((line) => line.includes(`keys of ${scope} loaded`))).toEqual([]);
 		slowIndex = false;
 		await waitFor(() => loaded.some((line) => line.includes(`keys of ${scope} loaded`)));
+	});
+});
+
+describe("a queue of writes waiting for n8n's API", () => {
+	/**
+	 * Claims each key in the shared table, then finishes each while n8n's API refuses writes. With a
+	 * user of its own: a table and a queue no other test shares.
+	 */
+	async function finishWhileWritesRefused(scope: string, details: Record<string, string>) {
+		const { apiKey } = fixture.api.addUser(scope);
+		await runWithRecord(recordCredentialsWith(fixture.api, apiKey), async (context) => {
+			const tickets = [];
+			for (const key of Object.keys(details)) {
+				tickets.push(ticketOf(await once.claim(context, { scope, key }, 'send')));
+			}
+			fixture.api.setFaults(({ isWrite }) => (isWrite ? { status: 503 } : undefined));
+			for (const ticket of tickets) {
+				await once.finish(context, ticket, details[ticket.work.key], 'keepTrying');
+			}
+		});
+		return apiKey;
+	}
+
+	/** The done rows in the table of a user's key. */
+	const doneRowsWith = (apiKey: string) =>
+		recordRows(fixture.api, apiKey).filter((row) => row.state === 'done');
+
+	test('gives up on a write n8n refuses for good (a 400), says at ERROR what that means, and goes on with the next', async () => {
+		setRecordTiming({ retryBudgetMs: 50, pendingRetryMs: 100 });
+		const scope = newScope();
+		const errors = logged('error');
+		// Without a detail the claim row turns done (an update); with one, a done row is inserted.
+		const apiKey = await finishWhileWritesRefused(scope, { refused: '', taken: 'sent' });
+		expect(once.keptOnlyInMemory(scope)).toBe(2);
+		fixture.api.setFaults(({ operation }) =>
+			operation === 'updateRows' ? { status: 400, body: { message: 'Bad request' } } : undefined,
+		);
+		await waitFor(() => doneRowsWith(apiKey).length === 1);
+		expect(doneRowsWith(apiKey)[0].recordKey).toBe(`${scope}|taken`);
+		expect(errors).toEqual([
+			expect.stringMatching(
+				new RegExp(
+					`gave up on the done row of ${scope}\\|refused: n8n's API refused it \\(.*400.*\\), which another try would not change; this process no longer counts its key as done: a redelivery of this key will run again`,
+				),
+			),
+		]);
+		expect(once.keptOnlyInMemory(scope)).toBe(0);
+	});
+
+	test('says so again at WARN while its writes keep failing, at most every warnEveryMs, with how many wait', async () => {
+		setRecordTiming({ retryBudgetMs: 20, pendingRetryMs: 50 });
+		setOnceLimits({ warnEveryMs: 300 });
+		const scope = newScope();
+		const warnings = logged('warn');
+		const startedAt = Date.now();
+		const apiKey = await finishWhileWritesRefused(scope, { first: 'a', second: 'b' });
+		const stillWaiting = () =>
+			warnings.filter((line) =>
+				line.includes("wait for n8n's API, which still does not take them"),
+			);
+		await waitFor(() => stillWaiting().length >= 3, 5_000);
+		const elapsed = Date.now() - startedAt;
+		expect(stillWaiting().length).toBeLessThanOrEqual(Math.floor(elapsed / 300) + 1);
+		// The last time, both writes waited (the first round may come before the second joined).
+		expect(stillWaiting().at(-1)).toMatch(/: 2 record write\(s\) wait for n8n's API/);
+		fixture.api.setFaults(undefined);
+		await waitFor(() => doneRowsWith(apiKey).length === 2);
+	});
+
+	test('full (maxWaitingWrites): the write turned away is logged at ERROR, saying its key no longer counts as done', async () => {
+		setRecordTiming({ retryBudgetMs: 50, pendingRetryMs: 100 });
+		setOnceLimits({ maxWaitingWrites: 2 });
+		const scope = newScope();
+		const errors = logged('error');
+		const apiKey = await finishWhileWritesRefused(scope, { a: 'x', b: 'x', c: 'x' });
+		expect(errors).toEqual([
+			`Contact Center record: gave up on the done row of ${scope}|c: 2 record writes already wait for n8n's API; this process no longer counts its key as done: a redelivery of this key will run again`,
+		]);
+		expect(once.keptOnlyInMemory(scope)).toBe(2);
+		fixture.api.setFaults(undefined);
+		await waitFor(() => doneRowsWith(apiKey).length === 2);
+	});
+
+	test('keys counted as done only in memory are bounded (maxPendingDone): the one past the bound is logged at ERROR and its row still written', async () => {
+		setRecordTiming({ retryBudgetMs: 50, pendingRetryMs: 100 });
+		setOnceLimits({ maxPendingDone: 2 });
+		const scope = newScope();
+		const errors = logged('error');
+		const apiKey = await finishWhileWritesRefused(scope, { a: 'x', b: 'x', c: 'x' });
+		expect(errors).toEqual([
+			`Contact Center record: ${scope}|c is done but could not be recorded yet, and 2 keys already count as done only in this process's memory: it does not count this one, so a redelivery of this key will run again until its row is written`,
+		]);
+		expect(once.keptOnlyInMemory(scope)).toBe(2);
+		fixture.api.setFaults(undefined);
+		await waitFor(() => doneRowsWith(apiKey).length === 3);
 	});
 });

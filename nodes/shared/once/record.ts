@@ -47,6 +47,27 @@ const pendingDoneOf = (recordKey: string) => {
 	return pending && { state: 'done' as const, ...pending };
 };
 
+/**
+ * Counts work as done in this process until its row is written; false when this process already
+ * holds as many keys as it may (maxPendingDone), which it logs.
+ */
+function countAsDone(context: RecordContext, recordKey: string, detail: string): boolean {
+	const { pendingDone, limits } = state;
+	if (!pendingDone.has(recordKey) && pendingDone.size >= limits.maxPendingDone) {
+		// Keys whose row could not even be queued stay until they expire: make room for new ones.
+		const expired = Date.now() - MAX_RECORD_RETENTION_MS;
+		for (const [key, pending] of pendingDone) if (pending.at < expired) pendingDone.delete(key);
+	}
+	if (!pendingDone.has(recordKey) && pendingDone.size >= limits.maxPendingDone) {
+		context.logger.error(
+			`Contact Center record: ${recordKey} is done but could not be recorded yet, and ${limits.maxPendingDone} keys already count as done only in this process's memory: it does not count this one, so a redelivery of this key will run again until its row is written`,
+		);
+		return false;
+	}
+	pendingDone.set(recordKey, { at: Date.now(), detail });
+	return true;
+}
+
 async function checkKey(
 	context: RecordContext,
 	work: Work,
@@ -181,13 +202,18 @@ export const record = {
 	async finishAndKeepTrying(context: RecordContext, done: Finished, gather?: Gather) {
 		await record.finish(context, done, gather).catch(async (error: Error) => {
 			const recordKey = recordKeyOf(done.work.scope, done.work.key);
-			state.pendingDone.set(recordKey, { at: Date.now(), detail: done.detail });
-			context.logger.warn(
-				`Contact Center record: ${recordKey} is done but could not be recorded yet (${error.message}); this process counts it as done and keeps writing its row`,
-			);
+			const counted = countAsDone(context, recordKey, done.detail);
+			if (counted) {
+				context.logger.warn(
+					`Contact Center record: ${recordKey} is done but could not be recorded yet (${error.message}); this process counts it as done and keeps writing its row`,
+				);
+			}
 			const table = await knownTable(context).catch((reason: Error) => {
+				const meaning = counted
+					? "only this process's memory holds it as done"
+					: 'a redelivery of this key will run again';
 				context.logger.error(
-					`Contact Center record: the done row of ${recordKey} cannot even wait for n8n's API (${reason.message}); only this process's memory holds it as done`,
+					`Contact Center record: the done row of ${recordKey} cannot even wait for n8n's API (${reason.message}); ${meaning}`,
 				);
 			});
 			if (table !== undefined) writeDoneLater(context, table, done);

@@ -27,9 +27,9 @@ export type Hold = { recordKey: string; since: number };
 
 /**
  * A record write n8n's API did not take (see waitingWrites.ts), as plain data: nothing of the run
- * that made it. `what` names it with its record key.
+ * that made it. `what` names it with its record key; `ifGivenUp` says what giving it up means.
  */
-export type WaitingWrite = { what: string; since: number } & (
+export type WaitingWrite = { what: string; ifGivenUp: string; since: number } & (
 	| { kind: 'done'; done: Finished }
 	| { kind: 'delete'; id?: number; where?: RecordFilter }
 );
@@ -50,6 +50,18 @@ export interface TableMemory {
 	indexRetryAt: Map<string, number>;
 }
 
+/** Bounds of what this process holds for n8n's API, and how often a queue that keeps failing says so. */
+export const DEFAULT_ONCE_LIMITS = {
+	/** Writes waiting in one queue (one table and key). */
+	maxWaitingWrites: 10_000,
+	/** Keys done that only this process's memory holds as done (pendingDone). */
+	maxPendingDone: 10_000,
+	/** A queue whose writes still fail warns again after this long. */
+	warnEveryMs: 15 * 60 * 1000,
+};
+
+export type OnceLimits = typeof DEFAULT_ONCE_LIMITS;
+
 const freshState = () => ({
 	/** By RecordTarget.cacheKey (each n8n user has tables of their own); looked up again on 403/404. */
 	tableIds: new Map<string, string>(),
@@ -61,6 +73,7 @@ const freshState = () => ({
 	/** Items this process's webhook calls handed to their runs, with the hold if any. */
 	receivedHere: new WeakMap<object, Hold | undefined>(),
 	productionRunsStayHere: false,
+	limits: { ...DEFAULT_ONCE_LIMITS }, // tests lower them
 });
 
 export const state = freshState();

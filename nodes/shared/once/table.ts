@@ -116,6 +116,8 @@ const batched = async <I, O>(
 
 /** n8n's public API returns at most this many rows per page (MAX_ITEMS_PER_PAGE, @n8n/api-types). */
 export const PAGE_ROWS = 250;
+/** A key has a row per claim and done: far fewer than this many pages' worth. */
+const MAX_PAGES_PER_READ = 100;
 
 // Node's HTTP server, n8n's too, answers 431 to a request line and headers over 16 KB: a read's
 // keys go in filters of at most about 8 KB in the URL.
@@ -144,13 +146,19 @@ export async function rowsOfKey(
 		const rows: RecordRow[] = [];
 		for (const keys of inUrlSizedParts([...new Set(recordKeys)])) {
 			const filter = JSON.stringify(anyOf('recordKey', keys));
-			for (let cursor: string | undefined, page = 0; page < 100; page++) {
+			for (let cursor: string | undefined, page = 1; ; page++) {
 				const answer = (await api(context, table.target, 'GET', rowsPath(table), {
 					qs: { filter, sortBy: 'id:asc', limit: PAGE_ROWS, ...(cursor ? { cursor } : {}) },
 				})) as { nextCursor?: unknown };
 				rows.push(...rowsOf(answer));
 				cursor = typeof answer?.nextCursor === 'string' ? answer.nextCursor : undefined;
 				if (cursor === undefined) break;
+				if (page === MAX_PAGES_PER_READ) {
+					context.logger.warn(
+						`Contact Center record: a read of ${keys.length} key(s) stopped after ${MAX_PAGES_PER_READ} pages of ${PAGE_ROWS} rows; their later rows were not seen`,
+					);
+					break;
+				}
 			}
 		}
 		const { deletingInBackground } = memoryOfTable(table);

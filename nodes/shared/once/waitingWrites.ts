@@ -5,10 +5,17 @@ import {
 	isTransientFailure,
 	pendingRetryMs,
 	recordErrorFor,
+	recordFailureCauseOf,
 	type RecordContext,
 } from '../recordApi';
 import type { Gather } from './batches';
-import { MAX_RECORD_RETENTION_MS, recordKeyOf, type Finished, type RecordFilter } from './rows';
+import {
+	DEFAULT_RECORD_WINDOWS,
+	MAX_RECORD_RETENTION_MS,
+	recordKeyOf,
+	type Finished,
+	type RecordFilter,
+} from './rows';
 import { memoryOfTable, state, type WaitingWrite, type WriteQueue } from './state';
 import { deleteRow, deleteRowsWhere, insertRow, markRowDone, onTable, type Table } from './table';
 
@@ -22,7 +29,16 @@ import { deleteRow, deleteRowsWhere, insertRow, markRowDone, onTable, type Table
 /** The claims whose `done` rows went out together are deleted together. */
 const CLAIMS_DONE_TOGETHER: Gather = { ms: 2, upToMs: 10, until: 100 };
 
-const MAX_WAITING_WRITES = 10_000;
+const MINUTE_MS = 60_000;
+const duration = (ms: number) =>
+	ms < MINUTE_MS ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / MINUTE_MS)} min`;
+
+// What giving a write up means, for the line that says so.
+const RUNS_AGAIN =
+	'this process no longer counts its key as done: a redelivery of this key will run again';
+const CLAIM_LEFT = `its running row keeps the key taken (answered "running") until the claim window of ${duration(DEFAULT_RECORD_WINDOWS.claimMs)} has passed`;
+const LEFT_BESIDE_DONE =
+	'the claim row stays beside the done row, which counts; it is removed with the expired rows';
 
 /**
  * Writes the `done` row of work done. Without a detail, the claim's row turns `done` (one update
@@ -42,7 +58,7 @@ export async function writeDone(
 	const row = { scope, recordKey, state: 'done' as const, stateAt: Date.now(), detail };
 	await insertRow(context, table, row, gather);
 	if (claimId === undefined || updatesClaim) return;
-	const gone = { id: claimId, gather: CLAIMS_DONE_TOGETHER };
+	const gone = { id: claimId, gather: CLAIMS_DONE_TOGETHER, ifLeft: LEFT_BESIDE_DONE };
 	await deleteNowOrLater(context, table, `the claim row of ${recordKey}, done`, gone);
 }
 
@@ -52,7 +68,13 @@ export function writeDoneLater(context: RecordContext, table: Table, finished: F
 	// A copy: only the fields the write needs, nothing else the caller's objects may hold.
 	const done = { work: { scope: work.scope, key: work.key }, claimId, detail };
 	const what = `the done row of ${recordKeyOf(work.scope, work.key)}`;
-	writeLater(context, table, { kind: 'done', what, since: Date.now(), done });
+	writeLater(context, table, {
+		kind: 'done',
+		what,
+		ifGivenUp: RUNS_AGAIN,
+		since: Date.now(),
+		done,
+	});
 }
 
 type Gone = {
@@ -61,6 +83,8 @@ type Gone = {
 	gather?: Gather;
 	/** Throws a failure no later try may overcome instead of queueing the delete. */
 	throwUnlessTransient?: boolean;
+	/** What the row left in the record means (by default: a claim row, which holds its key). */
+	ifLeft?: string;
 };
 
 /**
@@ -85,7 +109,8 @@ export async function deleteNowOrLater(
 			`Contact Center record: ${what} could not be deleted yet (${(failure as Error).message}); this process leaves it out of its reads and deletes it in the background`,
 		);
 		if (id !== undefined) memoryOfTable(table).deletingInBackground.add(id);
-		const write = { kind: 'delete' as const, what: `the delete of ${what}`, id, where };
+		const ifGivenUp = gone.ifLeft ?? CLAIM_LEFT;
+		const write = { kind: 'delete' as const, what: `the delete of ${what}`, ifGivenUp, id, where };
 		writeLater(context, table, { ...write, since: Date.now() });
 	}
 }
@@ -95,10 +120,11 @@ function writeLater(context: RecordContext, table: Table, write: WaitingWrite): 
 	const { writeQueues } = memoryOfTable(table);
 	const queue = writeQueues.get(table.target.cacheKey) ?? { table, waiting: [], retrying: false };
 	writeQueues.set(table.target.cacheKey, queue);
-	if (queue.waiting.length >= MAX_WAITING_WRITES) {
+	const { maxWaitingWrites } = state.limits;
+	if (queue.waiting.length >= maxWaitingWrites) {
 		settle(queue, write);
 		context.logger.error(
-			`Contact Center record: gave up on ${write.what}: ${MAX_WAITING_WRITES} record writes already wait for n8n's API`,
+			`Contact Center record: gave up on ${write.what}: ${maxWaitingWrites} record writes already wait for n8n's API; ${write.ifGivenUp}`,
 		);
 		return;
 	}
@@ -130,14 +156,30 @@ async function perform(context: RecordContext, queue: WriteQueue, write: Waiting
 	}
 }
 
-/** Tries the queue's writes in order, up to the first that fails. */
+/**
+ * Whether n8n's API may take the write at a later try: it limited or did not answer the call, or
+ * its storage was full (rows may be deleted meanwhile). Any other failure (a 400, a key refused, a
+ * node without a credential id) would come back at every try.
+ */
+const mayTakeLater = (error: unknown) =>
+	isTransientFailure(error) || recordFailureCauseOf(error) === 'storageFull';
+
+/**
+ * Tries the queue's writes in order. A write that fails for good is given up (and logged), and
+ * the next one is tried; a failure a later try may overcome ends the round.
+ */
 async function retryRound(context: RecordContext, queue: WriteQueue) {
 	let written = 0;
 	for (const write of [...queue.waiting]) {
 		try {
 			await perform(context, queue, write);
 		} catch (error) {
-			return { written, failure: error as Error };
+			if (mayTakeLater(error)) return { written, failure: error as Error };
+			takeOut(queue, write);
+			context.logger.error(
+				`Contact Center record: gave up on ${write.what}: n8n's API refused it (${(error as Error).message}), which another try would not change; ${write.ifGivenUp}`,
+			);
+			continue;
 		}
 		takeOut(queue, write);
 		written++;
@@ -150,34 +192,38 @@ function giveUpTooOld(context: RecordContext, queue: WriteQueue) {
 	const tooOld = queue.waiting.filter((write) => now - write.since >= MAX_RECORD_RETENTION_MS);
 	if (tooOld.length === 0) return;
 	for (const write of tooOld) takeOut(queue, write);
+	const given = tooOld.map((write) => `${write.what} (${write.ifGivenUp})`);
 	context.logger.error(
-		`Contact Center record: gave up after ${MAX_RECORD_RETENTION_MS / 3_600_000} hours of n8n's API not taking them: ${tooOld.map((write) => write.what).join('; ')}`,
+		`Contact Center record: gave up after ${MAX_RECORD_RETENTION_MS / 3_600_000} hours of n8n's API not taking them: ${given.join('; ')}`,
 	);
 }
 
 /**
  * Retries a queue's writes until none waits: after 5 s (pendingRetryMs), then twice as long after
- * each round that wrote nothing, up to a minute.
+ * each round that wrote nothing, up to a minute. While the API still fails them, it says so every
+ * 15 minutes (warnEveryMs).
  */
 async function retryWaitingWrites(context: RecordContext, queue: WriteQueue): Promise<void> {
 	queue.retrying = true;
 	let failedRounds = 0;
-	let warned = false;
+	let warnedAt = -Infinity;
 	while (queue.waiting.length > 0) {
-		await sleep(Math.min(60_000, pendingRetryMs() * 2 ** Math.min(failedRounds, 10)));
+		await sleep(Math.min(MINUTE_MS, pendingRetryMs() * 2 ** Math.min(failedRounds, 10)));
 		giveUpTooOld(context, queue);
 		const { written, failure } = await retryRound(context, queue);
 		failedRounds = failure === undefined || written > 0 ? 0 : failedRounds + 1;
 		const waiting = queue.waiting.length;
-		if (failure !== undefined && !warned) {
-			warned = true;
-			context.logger.warn(
-				`Contact Center record: ${waiting} record write(s) wait for n8n's API, which still does not take them (${failure.message}); this process tries again in the background and logs once they are written`,
-			);
-		}
 		if (written > 0) {
 			context.logger.info(
 				`Contact Center record: resolved: ${written} waiting record write(s) made${waiting > 0 ? `, ${waiting} still waiting` : "; nothing depends on this process's memory any longer"}`,
+			);
+		}
+		const { warnEveryMs } = state.limits;
+		if (failure !== undefined && waiting > 0 && Date.now() - warnedAt >= warnEveryMs) {
+			warnedAt = Date.now();
+			const oldest = Date.now() - queue.waiting[0].since; // writes join the queue's end
+			context.logger.warn(
+				`Contact Center record: ${waiting} record write(s) wait for n8n's API, which still does not take them (${failure.message}), the oldest for ${duration(oldest)}; this process tries again in the background, says so again every ${duration(warnEveryMs)} while they wait, and logs once they are written`,
 			);
 		}
 	}
