@@ -8,11 +8,12 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
-import type { IExecuteFunctions, Logger } from 'n8n-workflow';
+import { sleep, type IExecuteFunctions, type Logger } from 'n8n-workflow';
 
 import { once, type Work } from '../../nodes/shared/once';
 import { resetOnceLimits, setOnceLimits, setRecordTiming } from '../harness/processState';
 import {
+	RECORD_TABLE,
 	recordCredentialsWith,
 	recordRows,
 	runWithRecord,
@@ -181,6 +182,35 @@ describe("a queue of writes waiting for n8n's API", () => {
 				),
 			),
 		]);
+		expect(once.keptOnlyInMemory(scope)).toBe(0);
+	});
+
+	test('keeps a write whose key n8n refuses (401): it is written once a run reads the new key pasted into the credential', async () => {
+		setRecordTiming({ retryBudgetMs: 50, pendingRetryMs: 100 });
+		const scope = newScope();
+		const errors = logged('error');
+		const user = fixture.api.addUser(scope);
+		const credentials = recordCredentialsWith(fixture.api, user.apiKey);
+		await runWithRecord(credentials, async (context) => {
+			const ticket = ticketOf(await once.claim(context, { scope, key: 'event-1' }, 'send'));
+			fixture.api.revokeKey(user.apiKey);
+			await once.finish(context, ticket, 'sent', 'keepTrying');
+		});
+		// Rounds at 100, 200 and 400 ms: refused each time, and kept.
+		await sleep(800);
+		expect(once.keptOnlyInMemory(scope)).toBe(1);
+		expect(errors).toEqual([]);
+		const newKey = fixture.api.addKey(user.userId);
+		credentials.set('contactCenterRecordApi', {
+			baseUrl: fixture.api.baseUrl,
+			apiKey: newKey,
+			dataTableName: RECORD_TABLE,
+		});
+		// A run that reads the credential afresh (its cached key refused) teaches the process the new key.
+		await runWithRecord(credentials, async (context) => {
+			await once.check(context, { scope, key: 'another' });
+		});
+		await waitFor(() => doneRowsWith(newKey).length === 1);
 		expect(once.keptOnlyInMemory(scope)).toBe(0);
 	});
 

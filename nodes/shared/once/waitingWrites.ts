@@ -157,12 +157,15 @@ async function perform(context: RecordContext, queue: WriteQueue, write: Waiting
 }
 
 /**
- * Whether n8n's API may take the write at a later try: it limited or did not answer the call, or
- * its storage was full (rows may be deleted meanwhile). Any other failure (a 400, a key refused, a
- * node without a credential id) would come back at every try.
+ * Whether n8n's API may take the write at a later try: it limited or did not answer the call, its
+ * storage was full (rows may be deleted meanwhile), or it refused the key (a key pasted into the
+ * credential counts from the next run that reads it). Any other failure (a 400, a table not
+ * found, a node without a credential id) would come back at every try.
  */
-const mayTakeLater = (error: unknown) =>
-	isTransientFailure(error) || recordFailureCauseOf(error) === 'storageFull';
+const mayTakeLater = (error: unknown) => {
+	const cause = recordFailureCauseOf(error);
+	return isTransientFailure(error) || cause === 'storageFull' || cause === 'recordKey';
+};
 
 /**
  * Tries the queue's writes in order. A write that fails for good is given up (and logged), and
