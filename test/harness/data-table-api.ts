@@ -10,6 +10,7 @@
  *   // credential: { baseUrl: api.baseUrl, apiKey: alice.apiKey, dataTableName: 'contact_center_record' }
  *   api.setFaults(({ n }) => (n % 3 === 0 ? { status: 429, retryAfterSeconds: 1 } : undefined));
  *   void api.outage(2000);                             // refused connections for 2 s
+ *   api.setFaults(({ operation }) => (operation === 'insertRows' ? { commitAfterMs: 500 } : undefined));
  *   api.rowsOf('contact_center_record', alice.apiKey); // what the table holds
  *   await api.stop();
  *
@@ -108,12 +109,16 @@ export interface CallRecord extends ApiCall {
  * A fault the rule puts on one call. `delayMs` (on its own: answer normally, that much later; the
  * call is carried out after the delay, even if the client gave up meanwhile, as a real server does).
  * `afterExecute`: carry the call out first, then replace its answer (a status) or lose it (reset):
- * the client does not learn that its write happened.
+ * the client does not learn that its write happened. `commitAfterMs` (inserts): a transaction that
+ * commits late, as PostgreSQL's may under load: the new rows take their ids at once, but every
+ * call sees them, and the insert is answered, only `commitAfterMs` later (never, should an outage
+ * or stop come first).
  */
 export type Fault =
 	| { delayMs: number }
 	| StatusFault
-	| { reset: true; afterExecute?: boolean; delayMs?: number };
+	| { reset: true; afterExecute?: boolean; delayMs?: number }
+	| { commitAfterMs: number; delayMs?: number };
 
 export interface StatusFault {
 	/** 429 (n8n 2.47+'s per-key rate limit), 500, 502, 503, or any other status. */
@@ -660,6 +665,8 @@ export async function startDataTableApi(): Promise<DataTableApi> {
 	let maxSize: number | undefined;
 	let down = false;
 	let stopped = false;
+	/** While a call whose commit comes late is carried out: the rows it inserts, not in their table yet. */
+	let uncommitted: Array<{ table: Table; rows: StoredRow[] }> | undefined;
 
 	const wait = async (ms: number) =>
 		await new Promise<boolean>((resolve) => {
@@ -860,7 +867,8 @@ export async function startDataTableApi(): Promise<DataTableApi> {
 			createdAt: now,
 			updatedAt: now,
 		}));
-		table.rows.push(...inserted);
+		if (uncommitted !== undefined) uncommitted.push({ table, rows: inserted });
+		else table.rows.push(...inserted);
 		table.updatedAt = now;
 		return inserted;
 	}
@@ -1458,14 +1466,30 @@ export async function startDataTableApi(): Promise<DataTableApi> {
 		};
 		if (failure !== undefined && !failure.afterExecute) return lose(failure, '');
 
+		const commitAfterMs = fault !== undefined && 'commitAfterMs' in fault ? fault.commitAfterMs : 0;
 		let answer: Answer;
+		let committingLate: typeof uncommitted;
 		try {
 			if (route instanceof ApiError) throw route;
 			if (bodyError !== undefined) throw bodyError;
+			uncommitted = commitAfterMs > 0 ? [] : undefined;
 			answer = execute(route.operation, route, req.headers, query, body);
 		} catch (error) {
 			if (!(error instanceof ApiError)) throw error;
 			answer = { status: error.status, body: { message: error.message } };
+		} finally {
+			committingLate = uncommitted;
+			uncommitted = undefined;
+		}
+		if (committingLate !== undefined && committingLate.length > 0) {
+			note(`commit after ${commitAfterMs} ms`);
+			if (!(await wait(commitAfterMs))) {
+				// An outage or stop began meanwhile: the transaction never commits.
+				record.status = 0;
+				note(stopped ? 'stopped' : 'outage');
+				return;
+			}
+			for (const { table, rows } of committingLate) table.rows.push(...rows);
 		}
 		record.executed = true;
 		if (failure !== undefined) return lose(failure, ' after execute');

@@ -730,6 +730,29 @@ describe('the data table API stand-in, through n8n-core httpRequest', () => {
 			expect(api.calls[2]).toMatchObject({ executed: true, status: 200, fault: 'delay 300 ms' });
 		});
 
+		it('commitAfterMs: the insert takes its id at once, but its row is seen and the insert answered only after the commit', async () => {
+			api.setFaults(({ n }) => (n === 2 ? { commitAfterMs: 300 } : undefined));
+			const late = insertRow();
+			await sleep(50);
+			// An insert that arrives later takes the next id and commits first.
+			expect((await insertRow()).body).toEqual([{ id: 2 }]);
+			const rowIds = async () =>
+				((await ok(alice, 'GET', rowsPath(tableId))) as { data: ApiRow[] }).data.map(
+					(row) => row.id,
+				);
+			expect(await rowIds()).toEqual([2]);
+			expect(api.rowsOf(RECORD_TABLE, alice.apiKey).map((row) => row.id)).toEqual([2]);
+			const answered = await late;
+			expect(answered.body).toEqual([{ id: 1 }]);
+			expect(answered.ms).toBeGreaterThanOrEqual(290);
+			expect(await rowIds()).toEqual([1, 2]);
+			expect(api.calls[1]).toMatchObject({
+				executed: true,
+				status: 200,
+				fault: 'commit after 300 ms',
+			});
+		});
+
 		it('slow(ms): every call answered that much later', async () => {
 			api.slow(120);
 			const slowCall = await call(alice, 'GET', rowsPath(tableId));

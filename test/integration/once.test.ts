@@ -333,6 +333,63 @@ describe('once in the shared table: a claim left by a process that stopped', () 
 	});
 });
 
+/** The once module as another n8n process has it: memory of its own (holds, caches), the same record. */
+function onceInAnotherProcess(): typeof once {
+	let other: typeof once | undefined;
+	jest.isolateModules(() => {
+		// Only require() loads a module into jest's isolated registry synchronously.
+		// eslint-disable-next-line @typescript-eslint/no-require-imports
+		other = (require('../../nodes/shared/once') as { once: typeof once }).once;
+	});
+	return other!;
+}
+
+describe('once in the shared table: two processes claiming one key at the same moment', () => {
+	it('one of them claims it when both inserts commit at once', async () => {
+		const { scope } = newWork();
+		const works = Array.from({ length: 8 }, (_, i) => ({ scope, key: `together-${i}` }));
+		const other = onceInAnotherProcess();
+		await withOnce(async (context) => {
+			const claims = await Promise.all(
+				works.flatMap((work) => [
+					once.claim(context, work, 'send'),
+					other.claim(context, work, 'send'),
+				]),
+			);
+			for (const [i, work] of works.entries()) {
+				const states = [claims[2 * i].state, claims[2 * i + 1].state];
+				expect(states.sort()).toEqual(['claimed', 'running']);
+				expect(statesOf(work)).toEqual(['running']);
+			}
+		});
+	});
+
+	it('at most one claims it when the insert that took the lower id commits 500 ms late', async () => {
+		const work = newWork();
+		const other = onceInAnotherProcess();
+		await withOnce(async (context) => {
+			// Both processes know the table already: each claim is an insert and a read.
+			await once.check(context, work);
+			await other.check(context, work);
+			let lateInsertArrived = false;
+			fixture.api.setFaults(({ operation }) => {
+				if (operation !== 'insertRows' || lateInsertArrived) return undefined;
+				lateInsertArrived = true;
+				return { commitAfterMs: 500 };
+			});
+			const late = once.claim(context, work, 'send');
+			await waitFor(() => lateInsertArrived);
+			const prompt = other.claim(context, work, 'send');
+			const claims = await Promise.all([late, prompt]);
+			expect(claims.map((claim) => claim.state)).toEqual(['running', 'claimed']);
+			// The late claim's row, the older one, was deleted: only the holder's row is left.
+			const [holderRow] = rowsOf(work);
+			expect(rowsOf(work)).toHaveLength(1);
+			expect(ticketOf(claims[1]).claimId).toBe(holderRow.id);
+		});
+	});
+});
+
 describe('once.activate', () => {
 	const credentialsOf = (apiKey: string) => recordCredentialsWith(fixture.api, apiKey);
 

@@ -25,11 +25,32 @@ describe('decideClaim', () => {
 		expect(decideClaim([row(7, 'running')], 7, NOW)).toEqual({ state: 'claimed' });
 	});
 
-	test('the oldest live claim wins, whichever process reads first', () => {
-		const rows = [row(5, 'running'), row(6, 'running'), row(9, 'running')];
-		expect(decideClaim(rows, 5, NOW).state).toBe('claimed');
+	test('beside an older live claim: running; beside only younger ones: contended (read again)', () => {
+		const rows = [row(5, 'running', 300), row(6, 'running', 200), row(9, 'running', 100)];
+		expect(decideClaim(rows, 5, NOW)).toEqual({ state: 'contended', since: rows[1].stateAt });
 		expect(decideClaim(rows, 6, NOW)).toEqual({ state: 'running', since: rows[0].stateAt });
-		expect(decideClaim(rows, 9, NOW).state).toBe('running');
+		expect(decideClaim(rows, 9, NOW)).toEqual({ state: 'running', since: rows[0].stateAt });
+	});
+
+	// Two claims of one key, A's row with the lower id: each read sees the rows committed before it
+	// began, and a claim reads only after its own insert committed (n8n answers it then).
+	test.each([
+		['A commits, A reads, B commits, B reads', ['cA', 'rA', 'cB', 'rB']],
+		['A commits, B commits, A reads, B reads', ['cA', 'cB', 'rA', 'rB']],
+		['A commits, B commits, B reads, A reads', ['cA', 'cB', 'rB', 'rA']],
+		['B commits, A commits, A reads, B reads', ['cB', 'cA', 'rA', 'rB']],
+		['B commits, A commits, B reads, A reads', ['cB', 'cA', 'rB', 'rA']],
+		['B commits, B reads, A commits late, A reads', ['cB', 'rB', 'cA', 'rA']],
+	])('at most one of two claims is taken, whatever the commit order: %s', (_order, events) => {
+		const ids = { A: 3, B: 4 };
+		const committed: RecordRow[] = [];
+		const decided: string[] = [];
+		for (const event of events) {
+			const claimer = event[1] as 'A' | 'B';
+			if (event[0] === 'c') committed.push(row(ids[claimer], 'running'));
+			else decided.push(decideClaim([...committed], ids[claimer], NOW).state);
+		}
+		expect(decided.filter((state) => state === 'claimed').length).toBeLessThanOrEqual(1);
 	});
 
 	test('a done row within the retention wins over every claim, with its detail', () => {

@@ -1,4 +1,4 @@
-import { keyUsable, type RecordContext } from '../recordApi';
+import { contextWithoutExecution, keyUsable, type RecordContext } from '../recordApi';
 import { inBatch } from './batches';
 import { MAX_RECORD_RETENTION_MS, filterOf } from './rows';
 import { ScopeIndex } from './scopeIndex';
@@ -36,29 +36,36 @@ async function readIntoIndex(
 	}
 }
 
-/** The scope's index; starts loading it in the background when this process has none. */
+/**
+ * The scope's index; starts loading it in the background when this process has none, with a
+ * context of no execution, as the load outlasts the call that started it.
+ */
 function scopeIndexOf(context: RecordContext, table: Table, scope: string, now: number) {
 	const { scopeIndexes, indexRetryAt } = memoryOfTable(table);
 	const known = scopeIndexes.get(scope);
 	if (known !== undefined || now < (indexRetryAt.get(scope) ?? 0)) return known;
 	const index = new ScopeIndex(scope, now);
 	scopeIndexes.set(scope, index);
-	void readIntoIndex(context, table, index).then(
-		(calls) => {
-			index.loaded = true;
-			context.logger.info(
-				`Contact Center record: ${index.keys} keys of ${scope} loaded into this process's index in ${Date.now() - index.startedAt} ms (${calls} calls)`,
-			);
-		},
-		(error: Error) => {
-			if (scopeIndexes.get(scope) === index) scopeIndexes.delete(scope);
-			indexRetryAt.set(scope, Date.now() + INDEX_RETRY_MS);
-			context.logger.warn(
-				`Contact Center record: loading the index of ${scope} failed (${error.message}); reading the record per delivery meanwhile`,
-			);
-		},
-	);
+	void loadIndex(contextWithoutExecution(context), table, index);
 	return index;
+}
+
+async function loadIndex(context: RecordContext, table: Table, index: ScopeIndex) {
+	const { scope } = index;
+	const { scopeIndexes, indexRetryAt } = memoryOfTable(table);
+	try {
+		const calls = await readIntoIndex(context, table, index);
+		index.loaded = true;
+		context.logger.info(
+			`Contact Center record: ${index.keys} keys of ${scope} loaded into this process's index in ${Date.now() - index.startedAt} ms (${calls} calls)`,
+		);
+	} catch (error) {
+		if (scopeIndexes.get(scope) === index) scopeIndexes.delete(scope);
+		indexRetryAt.set(scope, Date.now() + INDEX_RETRY_MS);
+		context.logger.warn(
+			`Contact Center record: loading the index of ${scope} failed (${(error as Error).message}); reading the record per delivery meanwhile`,
+		);
+	}
 }
 
 /**

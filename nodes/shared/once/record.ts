@@ -2,7 +2,7 @@ import { randomBytes } from 'crypto';
 
 import { sleep } from 'n8n-workflow';
 
-import type { RecordContext } from '../recordApi';
+import { contextWithoutExecution, type RecordContext } from '../recordApi';
 import type { Gather } from './batches';
 import { usableIndexOf } from './indexes';
 import { memoryOfTable, state } from './state';
@@ -15,33 +15,29 @@ import {
 	recordKeyOf,
 	windowsOf,
 	type CheckResult,
+	type Finished,
 	type Outcome,
+	type RecordFilter,
 	type Work,
 } from './rows';
 import {
-	deleteNowOrLater,
 	deleteRow,
 	deleteRowsWhere,
 	insertRow,
 	knownTable,
-	markRowDone,
 	onTable,
 	rowsOfKey,
-	writeLater,
 	type Table,
 } from './table';
-
-/** Work done: its claim's row if any, and what it left to tell (e.g. a message id). */
-type Finished = { work: Work; claimId?: number; detail: string };
+import { deleteNowOrLater, writeDone, writeDoneLater } from './waitingWrites';
 
 type RowClaim = Outcome<{ state: 'claimed'; claimId: number; lapsedClaimAt?: number }>;
 
-// An insert takes its row id before it commits: waiting this long before reading lets a concurrent
-// insert with a lower id commit first, so that every process sees the same oldest claim.
-const CLAIM_SETTLE_MS = 50;
-
-/** The claims whose `done` rows went out together are deleted together. */
-const CLAIMS_DONE_TOGETHER: Gather = { ms: 2, upToMs: 10, until: 100 };
+// A claim beside only younger live claims reads its key again, as each of them gives up on seeing
+// it and deletes its row: up to this many reads in all, the first wait 50 to 100 ms, doubling (0.75
+// to 1.5 s in all, for deletes that n8n answers slowly). Then it gives up too.
+const CONTENDED_READS = 5;
+const CONTENDED_WAIT_MS = 50;
 
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
@@ -50,6 +46,27 @@ const pendingDoneOf = (recordKey: string) => {
 	const pending = state.pendingDone.get(recordKey);
 	return pending && { state: 'done' as const, ...pending };
 };
+
+/**
+ * Counts work as done in this process until its row is written; false when this process already
+ * holds as many keys as it may (maxPendingDone), which it logs.
+ */
+function countAsDone(context: RecordContext, recordKey: string, detail: string): boolean {
+	const { pendingDone, limits } = state;
+	if (!pendingDone.has(recordKey) && pendingDone.size >= limits.maxPendingDone) {
+		// Keys whose row could not even be queued stay until they expire: make room for new ones.
+		const expired = Date.now() - MAX_RECORD_RETENTION_MS;
+		for (const [key, pending] of pendingDone) if (pending.at < expired) pendingDone.delete(key);
+	}
+	if (!pendingDone.has(recordKey) && pendingDone.size >= limits.maxPendingDone) {
+		context.logger.error(
+			`Contact Center record: ${recordKey} is done but could not be recorded yet, and ${limits.maxPendingDone} keys already count as done only in this process's memory: it does not count this one, so a redelivery of this key will run again until its row is written`,
+		);
+		return false;
+	}
+	pendingDone.set(recordKey, { at: Date.now(), detail });
+	return true;
+}
 
 async function checkKey(
 	context: RecordContext,
@@ -67,17 +84,40 @@ async function checkKey(
 	});
 }
 
-/** Removes rows past the longest retention any user of the table may ask for. */
+/**
+ * Removes rows past the longest retention any user of the table may ask for, in the background:
+ * with a context of no execution, as the caller's call may end first.
+ */
 function pruneNowAndThen(context: RecordContext, table: Table, now: number) {
 	const memory = memoryOfTable(table);
 	if (now - memory.lastPrunedAt < PRUNE_EVERY_MS) return;
 	memory.lastPrunedAt = now;
 	const expired = filterOf([['stateAt', 'lt', now - MAX_RECORD_RETENTION_MS]]);
-	void deleteRowsWhere(context, table, expired).catch((error: Error) => {
+	void pruneInBackground(contextWithoutExecution(context), table, expired);
+}
+
+async function pruneInBackground(context: RecordContext, table: Table, expired: RecordFilter) {
+	await deleteRowsWhere(context, table, expired).catch((error: Error) => {
 		context.logger.warn(`Contact Center record: removing expired rows failed: ${error.message}`);
 	});
 }
 
+/** Reads the key's rows and decides the claim whose row this process inserted (see decideClaim). */
+async function readClaim(
+	context: RecordContext,
+	table: Table,
+	work: Work,
+	inserted: { id: number; token: string },
+	gather?: Gather,
+) {
+	const keyRows = await rowsOfKey(context, table, recordKeyOf(work.scope, work.key), gather);
+	const now = Date.now();
+	const { ownId, otherOwnIds, rows } = ownClaimRows(keyRows, inserted.id, inserted.token);
+	for (const id of otherOwnIds) await deleteRow(context, table, id);
+	return { ownId, now, decision: decideClaim(rows, ownId, now, windowsOf(work)) };
+}
+
+/** One claim row: inserted, then read back until decided; undefined when the row was lost. */
 async function claimOnce(context: RecordContext, table: Table, work: Work, gather?: Gather) {
 	const { scope } = work;
 	const recordKey = recordKeyOf(scope, work.key);
@@ -88,20 +128,23 @@ async function claimOnce(context: RecordContext, table: Table, work: Work, gathe
 	try {
 		const row = { scope, recordKey, state: 'running' as const, stateAt: Date.now(), detail: token };
 		insertedId = await insertRow(context, table, row, gather);
-		await sleep(CLAIM_SETTLE_MS);
-		const now = Date.now();
-		const keyRows = await rowsOfKey(context, table, recordKey, gather);
-		const { ownId, otherOwnIds, rows } = ownClaimRows(keyRows, insertedId, token);
-		for (const id of otherOwnIds) await deleteRow(context, table, id);
-		const decision = decideClaim(rows, ownId, now, windowsOf(work));
+		const inserted = { id: insertedId, token };
+		let read = await readClaim(context, table, work, inserted, gather);
+		for (let reads = 1; read.decision.state === 'contended' && reads < CONTENDED_READS; reads++) {
+			await sleep(CONTENDED_WAIT_MS * 2 ** (reads - 1) * (1 + Math.random()));
+			read = await readClaim(context, table, work, inserted, gather);
+		}
+		const { ownId, now, decision } = read;
 		decided = true;
 		if (decision.state === 'lost') return undefined;
-		if (decision.state !== 'claimed') {
-			const what = `the row of a claim of ${recordKey} not taken`;
-			await deleteNowOrLater(context, table, what, { id: ownId });
-		}
 		pruneNowAndThen(context, table, now);
-		return decision.state === 'claimed' ? { ...decision, claimId: ownId } : decision;
+		if (decision.state === 'claimed') return { ...decision, claimId: ownId };
+		const what = `the row of a claim of ${recordKey} not taken`;
+		await deleteNowOrLater(context, table, what, { id: ownId });
+		// Still beside younger claims: one of them holds the key, or will claim it again.
+		return decision.state === 'contended'
+			? { state: 'running' as const, since: decision.since }
+			: decision;
 	} finally {
 		// A claim that failed before it was decided deletes its rows, found by its token (an insert
 		// whose answer was lost leaves a row nobody knows the id of).
@@ -150,48 +193,36 @@ export const record = {
 		});
 	},
 
-	// Without a detail, the claim's row turns `done` (one update for the process's calls); a detail
-	// (a send's message id), which an update of many rows cannot give, takes a row of its own.
-	async finish(context: RecordContext, { work, claimId, detail }: Finished, gather?: Gather) {
-		await onTable(context, async (table) => {
-			const updatesClaim = claimId !== undefined && detail === '';
-			if (updatesClaim && (await markRowDone(context, table, claimId))) return;
-			const { scope } = work;
-			const recordKey = recordKeyOf(scope, work.key);
-			const row = { scope, recordKey, state: 'done' as const, stateAt: Date.now(), detail };
-			await insertRow(context, table, row, gather);
-			if (claimId === undefined || updatesClaim) return;
-			const gone = { id: claimId, gather: CLAIMS_DONE_TOGETHER };
-			await deleteNowOrLater(context, table, `the claim row of ${recordKey}, done`, gone);
-		});
+	async finish(context: RecordContext, done: Finished, gather?: Gather) {
+		await onTable(context, async (table) => await writeDone(context, table, done, gather));
 	},
 
 	// For work that has happened, which must never be done again because its row came late: counted
 	// as done here at once when n8n's API does not take the write. Never throws.
 	async finishAndKeepTrying(context: RecordContext, done: Finished, gather?: Gather) {
 		await record.finish(context, done, gather).catch(async (error: Error) => {
-			const { work, detail } = done;
-			const recordKey = recordKeyOf(work.scope, work.key);
-			state.pendingDone.set(recordKey, { at: Date.now(), detail });
-			context.logger.warn(
-				`Contact Center record: ${recordKey} is done but could not be recorded yet (${error.message}); this process counts it as done and keeps writing its row`,
-			);
+			const recordKey = recordKeyOf(done.work.scope, done.work.key);
+			const counted = countAsDone(context, recordKey, done.detail);
+			if (counted) {
+				context.logger.warn(
+					`Contact Center record: ${recordKey} is done but could not be recorded yet (${error.message}); this process counts it as done and keeps writing its row`,
+				);
+			}
 			const table = await knownTable(context).catch((reason: Error) => {
+				const meaning = counted
+					? "only this process's memory holds it as done"
+					: 'a redelivery of this key will run again';
 				context.logger.error(
-					`Contact Center record: the done row of ${recordKey} cannot even wait for n8n's API (${reason.message}); only this process's memory holds it as done`,
+					`Contact Center record: the done row of ${recordKey} cannot even wait for n8n's API (${reason.message}); ${meaning}`,
 				);
 			});
-			if (table === undefined) return;
-			const write = async (caller: RecordContext) => await record.finish(caller, done);
-			writeLater(context, table, `the done row of ${recordKey}`, write, () =>
-				state.pendingDone.delete(recordKey),
-			);
+			if (table !== undefined) writeDoneLater(context, table, done);
 		});
 	},
 
 	async release(context: RecordContext, work: Work, claimId: number): Promise<void> {
 		const what = `the claim row of ${recordKeyOf(work.scope, work.key)}, released`;
-		const gone = { id: claimId, throwUnlessPassing: true };
+		const gone = { id: claimId, throwUnlessTransient: true };
 		await onTable(context, async (table) => await deleteNowOrLater(context, table, what, gone));
 	},
 };

@@ -47,6 +47,8 @@ type ClaimDecision = Outcome<
 	| { state: 'claimed'; lapsedClaimAt?: number }
 	/** Our own row is gone (deleted meanwhile, e.g. by hand): claim again. */
 	| { state: 'lost' }
+	/** Only younger live claims beside ours, each probably about to give up: read again. */
+	| { state: 'contended'; since: number }
 >;
 
 /** Rows as the API returned them; anything not shaped like a row is left out. */
@@ -64,6 +66,12 @@ export function rowsOf(value: unknown): RecordRow[] {
 	});
 }
 
+/** The key's `running` rows within the claim window, oldest id first; older ones died with their process. */
+const liveClaims = (rows: RecordRow[], now: number, windows: RecordWindows) =>
+	rows
+		.filter((row) => row.state === 'running' && row.stateAt >= now - windows.claimMs)
+		.sort((a, b) => a.id - b.id);
+
 /**
  * What a key's rows say to a caller without a row of its own: the latest `done` row within the
  * retention wins; else the oldest live `running` row (row ids give one order every process sees).
@@ -77,26 +85,36 @@ export function decideRead(
 		.filter((row) => row.state === 'done' && row.stateAt >= now - windows.retentionMs)
 		.sort((a, b) => b.stateAt - a.stateAt);
 	if (done) return { state: 'done', at: done.stateAt, detail: done.detail };
-	const live = rows
-		.filter((row) => row.state === 'running' && row.stateAt >= now - windows.claimMs)
-		.sort((a, b) => a.id - b.id);
-	return live.length > 0 ? { state: 'running', since: live[0].stateAt } : { state: 'free' };
+	const [oldest] = liveClaims(rows, now, windows);
+	return oldest !== undefined ? { state: 'running', since: oldest.stateAt } : { state: 'free' };
 }
 
-/** Decides a claim from its key's rows, read after its own row (`ownId`) was inserted. */
+/**
+ * Decides a claim from its key's rows, read after its own row (`ownId`) was inserted. n8n answers
+ * an insert once it committed, so this read, and every read any claimer begins from now on, sees
+ * our row. The claim is taken only if the read sees no other live claim (nor a `done` row): of two
+ * claims that both saw none, the one that read first missed the other's row, so read before that
+ * row committed, and so before the other's read, which then saw the first's row. Whatever order
+ * the inserts commit in, at most one claim is taken. Beside an older live claim (probably the
+ * holder) ours gives up; beside only younger ones it reads again, as they give up (see record.ts).
+ */
 export function decideClaim(
 	rows: RecordRow[],
 	ownId: number,
 	now: number,
 	windows: RecordWindows = DEFAULT_RECORD_WINDOWS,
 ): ClaimDecision {
-	const earlier = rows.filter((row) => row.state === 'done' || row.id < ownId);
-	const before = decideRead(earlier, now, windows);
+	const others = rows.filter((row) => row.id !== ownId);
+	const before = decideRead(others, now, windows);
 	if (before.state === 'done') return before;
 	if (!rows.some((row) => row.id === ownId && row.state === 'running')) return { state: 'lost' };
-	if (before.state === 'running') return before;
-	const lapsed = rows
-		.filter((row) => row.state === 'running' && row.id !== ownId)
+	const [oldest] = liveClaims(others, now, windows);
+	if (oldest !== undefined) {
+		const since = oldest.stateAt;
+		return oldest.id < ownId ? { state: 'running', since } : { state: 'contended', since };
+	}
+	const lapsed = others
+		.filter((row) => row.state === 'running')
 		.map((row) => row.stateAt)
 		.filter((at) => at < now - windows.claimMs && at >= now - windows.retentionMs);
 	return lapsed.length > 0
@@ -148,6 +166,9 @@ export const recordKeyOf = (scope: string, key: string) => `${scope}|${key}`;
  * `retentionMs`: how long its `done` row answers "already done" (the longest by default).
  */
 export type Work = { scope: string; key: string; retentionMs?: number };
+
+/** Work done: its claim's row if any, and what it left to tell (e.g. a message id). */
+export type Finished = { work: Work; claimId?: number; detail: string };
 
 export const windowsOf = (work: Work): RecordWindows =>
 	work.retentionMs === undefined

@@ -1,5 +1,7 @@
-import type { RecordContext, RecordTarget } from '../recordApi';
+import type { RecordTarget } from '../recordApi';
+import type { Finished, RecordFilter } from './rows';
 import type { ScopeIndex } from './scopeIndex';
+import type { Table } from './table';
 
 // All the once module keeps in this process's memory: caches of the record (the data table is what
 // lasts), the work in hand and writes still being tried. Nothing here has to outlive the process.
@@ -23,15 +25,17 @@ export type Lane = {
 /** Work this process is handling now (see claimHold). */
 export type Hold = { recordKey: string; since: number };
 
-/** A record write n8n's API did not take (see table.ts writeLater). */
-export type WaitingWrite = {
-	what: string;
-	since: number;
-	write: (context: RecordContext) => Promise<unknown>;
-	settled: () => void;
-};
+/**
+ * A record write n8n's API did not take (see waitingWrites.ts), as plain data: nothing of the run
+ * that made it. `what` names it with its record key; `ifGivenUp` says what giving it up means.
+ */
+export type WaitingWrite = { what: string; ifGivenUp: string; since: number } & (
+	| { kind: 'done'; done: Finished }
+	| { kind: 'delete'; id?: number; where?: RecordFilter }
+);
 
-export type WriteQueue = { waiting: WaitingWrite[]; retrying: boolean };
+/** The writes waiting for one table and key, and whether a loop is retrying them. */
+export type WriteQueue = { table: Table; waiting: WaitingWrite[]; retrying: boolean };
 
 /** One data table (API URL and table id), whichever key reached it. */
 export interface TableMemory {
@@ -46,6 +50,18 @@ export interface TableMemory {
 	indexRetryAt: Map<string, number>;
 }
 
+/** Bounds of what this process holds for n8n's API, and how often a queue that keeps failing says so. */
+export const DEFAULT_ONCE_LIMITS = {
+	/** Writes waiting in one queue (one table and key). */
+	maxWaitingWrites: 10_000,
+	/** Keys done that only this process's memory holds as done (pendingDone). */
+	maxPendingDone: 10_000,
+	/** A queue whose writes still fail warns again after this long. */
+	warnEveryMs: 15 * 60 * 1000,
+};
+
+export type OnceLimits = typeof DEFAULT_ONCE_LIMITS;
+
 const freshState = () => ({
 	/** By RecordTarget.cacheKey (each n8n user has tables of their own); looked up again on 403/404. */
 	tableIds: new Map<string, string>(),
@@ -57,6 +73,7 @@ const freshState = () => ({
 	/** Items this process's webhook calls handed to their runs, with the hold if any. */
 	receivedHere: new WeakMap<object, Hold | undefined>(),
 	productionRunsStayHere: false,
+	limits: { ...DEFAULT_ONCE_LIMITS }, // tests lower them
 });
 
 export const state = freshState();

@@ -1,28 +1,18 @@
-import { NodeOperationError, sleep, type IDataObject } from 'n8n-workflow';
+import { NodeOperationError, type IDataObject } from 'n8n-workflow';
 
 import {
 	api,
-	contextWithoutExecution,
-	isPassingFailure,
 	kindOfRecordError,
 	recordError,
 	recordErrorFor,
-	pendingRetryMs,
 	statusOfRecordError,
 	targetOf,
 	type RecordContext,
 	type RecordTarget,
 } from '../recordApi';
 import { inBatch, type Gather } from './batches';
-import { memoryOfTable, state, type Lane, type WaitingWrite, type WriteQueue } from './state';
-import {
-	MAX_RECORD_RETENTION_MS,
-	RECORD_COLUMNS,
-	anyOf,
-	rowsOf,
-	type RecordFilter,
-	type RecordRow,
-} from './rows';
+import { memoryOfTable, state, type Lane } from './state';
+import { RECORD_COLUMNS, anyOf, rowsOf, type RecordFilter, type RecordRow } from './rows';
 
 export type Table = { target: RecordTarget; id: string };
 
@@ -126,6 +116,8 @@ const batched = async <I, O>(
 
 /** n8n's public API returns at most this many rows per page (MAX_ITEMS_PER_PAGE, @n8n/api-types). */
 export const PAGE_ROWS = 250;
+/** A key has a row per claim and done: far fewer than this many pages' worth. */
+const MAX_PAGES_PER_READ = 100;
 
 // Node's HTTP server, n8n's too, answers 431 to a request line and headers over 16 KB: a read's
 // keys go in filters of at most about 8 KB in the URL.
@@ -154,13 +146,19 @@ export async function rowsOfKey(
 		const rows: RecordRow[] = [];
 		for (const keys of inUrlSizedParts([...new Set(recordKeys)])) {
 			const filter = JSON.stringify(anyOf('recordKey', keys));
-			for (let cursor: string | undefined, page = 0; page < 100; page++) {
+			for (let cursor: string | undefined, page = 1; ; page++) {
 				const answer = (await api(context, table.target, 'GET', rowsPath(table), {
 					qs: { filter, sortBy: 'id:asc', limit: PAGE_ROWS, ...(cursor ? { cursor } : {}) },
 				})) as { nextCursor?: unknown };
 				rows.push(...rowsOf(answer));
 				cursor = typeof answer?.nextCursor === 'string' ? answer.nextCursor : undefined;
 				if (cursor === undefined) break;
+				if (page === MAX_PAGES_PER_READ) {
+					context.logger.warn(
+						`Contact Center record: a read of ${keys.length} key(s) stopped after ${MAX_PAGES_PER_READ} pages of ${PAGE_ROWS} rows; their later rows were not seen`,
+					);
+					break;
+				}
 			}
 		}
 		const { deletingInBackground } = memoryOfTable(table);
@@ -227,102 +225,4 @@ export async function deleteRow(context: RecordContext, table: Table, id: number
 		await deleteRowsWhere(context, table, anyOf('id', ids));
 		return ids.map(() => undefined);
 	});
-}
-
-/**
- * Deletes a row this process gave up (by `id`, or the rows `where` finds); when n8n's API does not
- * take it, reads leave the row out at once and the delete waits in the table's queue (writeLater).
- */
-export async function deleteNowOrLater(
-	context: RecordContext,
-	table: Table,
-	what: string,
-	gone: { id?: number; where?: RecordFilter; gather?: Gather; throwUnlessPassing?: boolean },
-): Promise<void> {
-	const { id, where } = gone;
-	const remove = async (caller: RecordContext) =>
-		where === undefined
-			? await deleteRow(caller, table, id as number, gone.gather)
-			: await deleteRowsWhere(caller, table, where);
-	await remove(context).catch((failure: unknown) => {
-		if (gone.throwUnlessPassing === true && !isPassingFailure(failure)) {
-			throw recordErrorFor(context, failure);
-		}
-		context.logger.warn(
-			`Contact Center record: ${what} could not be deleted yet (${(failure as Error).message}); this process leaves it out of its reads and deletes it in the background`,
-		);
-		const { deletingInBackground } = memoryOfTable(table);
-		if (id !== undefined) deletingInBackground.add(id);
-		writeLater(context, table, `the delete of ${what}`, remove, () => {
-			if (id !== undefined) deletingInBackground.delete(id);
-		});
-	});
-}
-
-const MAX_WAITING_WRITES = 10_000;
-
-// A write waits in its table and key's queue, retried by one loop with a context of no execution,
-// so that no run's context is kept alive: `write` must use the context it gets.
-export function writeLater(
-	context: RecordContext,
-	table: Table,
-	what: string,
-	write: (context: RecordContext) => Promise<unknown>,
-	settled: () => void = () => {},
-): void {
-	const { writeQueues } = memoryOfTable(table);
-	const queue = writeQueues.get(table.target.cacheKey) ?? { waiting: [], retrying: false };
-	writeQueues.set(table.target.cacheKey, queue);
-	if (queue.waiting.length >= MAX_WAITING_WRITES) {
-		context.logger.error(
-			`Contact Center record: gave up on ${what}: ${MAX_WAITING_WRITES} record writes already wait for n8n's API`,
-		);
-		return settled();
-	}
-	queue.waiting.push({ what, since: Date.now(), write, settled });
-	if (!queue.retrying) void retryWaitingWrites(contextWithoutExecution(context), queue);
-}
-
-async function retryWaitingWrites(context: RecordContext, writeQueue: WriteQueue): Promise<void> {
-	writeQueue.retrying = true;
-	const queue = writeQueue.waiting;
-	const settle = (waiting: WaitingWrite) => {
-		queue.splice(queue.indexOf(waiting), 1);
-		waiting.settled();
-	};
-	let warned = false;
-	for (let failedRounds = 0; queue.length > 0; ) {
-		await sleep(Math.min(60_000, pendingRetryMs() * 2 ** Math.min(failedRounds, 10)));
-		const now = Date.now();
-		const tooOld = queue.filter((waiting) => now - waiting.since >= MAX_RECORD_RETENTION_MS);
-		if (tooOld.length > 0) {
-			context.logger.error(
-				`Contact Center record: gave up after ${MAX_RECORD_RETENTION_MS / 3_600_000} hours of n8n's API not taking them: ${tooOld.map((waiting) => waiting.what).join('; ')}`,
-			);
-			tooOld.forEach(settle);
-		}
-		let written = 0;
-		for (const waiting of [...queue]) {
-			try {
-				await waiting.write(context);
-			} catch (error) {
-				if (!warned) {
-					warned = true;
-					context.logger.warn(
-						`Contact Center record: ${queue.length} record write(s) wait for n8n's API, which still does not take them (${(error as Error).message}); this process tries again in the background and logs once they are written`,
-					);
-				}
-				break;
-			}
-			settle(waiting);
-			written++;
-		}
-		failedRounds = queue.length === 0 || written > 0 ? 0 : failedRounds + 1;
-		if (written > 0) {
-			context.logger.info(
-				`Contact Center record: resolved: ${written} waiting record write(s) made${queue.length > 0 ? `, ${queue.length} still waiting` : "; nothing depends on this process's memory any longer"}`,
-			);
-		}
-	}
-	writeQueue.retrying = false;
 }

@@ -23,7 +23,7 @@ import {
 } from './apiKey';
 import {
 	classifyRecordFailure,
-	isPassing,
+	isTransient,
 	isSizeLimitFailure,
 	recordFailureText,
 	recordRetryDelayMs,
@@ -97,7 +97,7 @@ export const kindOfRecordError = (error: unknown) =>
 	error instanceof NodeOperationError
 		? (error.context.failureKind as RecordFailureKind | undefined)
 		: undefined;
-export const isPassingFailure = (error: unknown) => isPassing(kindOfRecordError(error));
+export const isTransientFailure = (error: unknown) => isTransient(kindOfRecordError(error));
 
 /** Why a record call failed, for a report in the user's words. */
 export type RecordFailureCause = ReturnType<typeof recordFailureCauseOf>;
@@ -221,7 +221,7 @@ export async function api(
 			await sleep(delay);
 		}
 		const where = `The record (n8n data table "${target.tableName}" at ${target.baseUrl})`;
-		const message = isPassing(failure.kind)
+		const message = isTransient(failure.kind)
 			? `${where} could not be used: ${recordFailureText(failure, { method, path }, Date.now() - startedAt)}`
 			: failure.status === 401
 				? `n8n at ${target.baseUrl} refused the n8n API key of the "${DISPLAY_NAME}" credential (HTTP 401): check the key you pasted into its n8n API Key field`

@@ -25,11 +25,11 @@ export const isSizeLimitFailure = (message: string): boolean =>
 	/data table size limit exceeded/i.test(message);
 
 // notFound: the table is gone (or another user's); refused: other answers, e.g. the size limit's.
-type PassingKind = 'rateLimited' | 'unavailable';
-export type RecordFailureKind = PassingKind | 'credential' | 'notFound' | 'refused';
+type TransientKind = 'rateLimited' | 'unavailable';
+export type RecordFailureKind = TransientKind | 'credential' | 'notFound' | 'refused';
 
 /** A failure a later try may not meet: n8n's API limited or did not answer the call. */
-export const isPassing = (kind: RecordFailureKind | undefined): kind is PassingKind =>
+export const isTransient = (kind: RecordFailureKind | undefined): kind is TransientKind =>
 	kind === 'rateLimited' || kind === 'unavailable';
 
 export interface RecordFailure {
@@ -114,7 +114,7 @@ export function recordRetryDelayMs(
 	remainingMs: number,
 	random: () => number = Math.random,
 ): number | undefined {
-	if (!isPassing(failure.kind)) return undefined;
+	if (!isTransient(failure.kind)) return undefined;
 	const backOff = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** retriesSoFar);
 	const jitter = Math.round(random() * 0.25 * backOff);
 	const asked = failure.kind === 'rateLimited' ? failure.retryAfterMs : undefined;

@@ -3,7 +3,7 @@ import { deepCopy, type IDataObject, type IHttpRequestOptions } from 'n8n-workfl
 import { RECORD_CREDENTIAL, type RecordContext } from './client';
 import { state } from './state';
 
-// For writes retried in the background (once/table.ts writeLater): an execution's helpers would
+// For work in the background (once/waitingWrites.ts, an index load): an execution's helpers would
 // keep its whole context alive while n8n's API is away. This holds a copy of the node, the logger
 // and the key this process last read from the node's credential, so a key pasted meanwhile counts.
 export function contextWithoutExecution(context: RecordContext): RecordContext {
