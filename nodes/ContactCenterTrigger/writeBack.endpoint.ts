@@ -226,7 +226,14 @@ export async function runWriteBack(
 			);
 		}
 		if (outcome !== 'succeeded') {
-			if (ticket !== undefined) await releaseQuietly(context, ticket);
+			if (ticket !== undefined) {
+				await once.releaseQuietly(
+					context,
+					ticket,
+					(reason) =>
+						`Contact Center Trigger: write back ${ticket.work.key} could not be released after its failed run (${reason}); a redelivery within 15 minutes is answered 409`,
+				);
+			}
 			await answerFailedRun(context);
 			return;
 		}
@@ -282,14 +289,6 @@ async function recordBeforeAnswering(context: IExecuteFunctions, ticket: Ticket)
 			},
 		);
 	}
-}
-
-async function releaseQuietly(context: IExecuteFunctions, ticket: Ticket): Promise<void> {
-	await once.release(context, ticket).catch((error: Error) => {
-		context.logger.warn(
-			`Contact Center Trigger: write back ${ticket.work.key} could not be released after its failed run (${error.message}); a redelivery within 15 minutes is answered 409`,
-		);
-	});
 }
 
 /**

@@ -58,6 +58,17 @@ export const once = {
 		if (ticket.claimId !== undefined) await record.release(context, ticket.work, ticket.claimId);
 	},
 
+	/** Releases, logging a failure as a warning in the caller's words (`warning`) instead of throwing. */
+	async releaseQuietly(
+		context: RecordContext,
+		ticket: Ticket,
+		warning: (reason: string) => string,
+	): Promise<void> {
+		await once.release(context, ticket).catch((error: Error) => {
+			context.logger.warn(warning(error.message));
+		});
+	},
+
 	/** Hands a write back's ticket from its webhook call to its run, on the run's first item. */
 	handToRun(item: INodeExecutionData, ticket: Ticket | undefined): void {
 		state.receivedHere.set(item.json, ticket?.hold);

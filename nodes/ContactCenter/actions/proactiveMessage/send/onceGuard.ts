@@ -141,7 +141,8 @@ export class SendOnceGuard {
 		// A claim that failed took nothing to release; its failure was the item's to report.
 		const claimed = await this.claimedAhead?.catch(() => undefined);
 		this.claimedAhead = undefined;
-		if (claimed?.state === 'claimed') await this.releaseQuietly(claimed.ticket);
+		if (claimed?.state === 'claimed')
+			await once.releaseQuietly(this.context, claimed.ticket, this.notReleased);
 	}
 
 	/**
@@ -187,7 +188,7 @@ export class SendOnceGuard {
 			return { kind: 'alreadySent', at: claimed.at, detail: claimed.detail };
 		if (claimed.state === 'running') return { kind: 'running', since: claimed.since };
 		if (claimed.lapsedClaimAt !== undefined) {
-			await this.releaseQuietly(claimed.ticket);
+			await once.releaseQuietly(this.context, claimed.ticket, this.notReleased);
 			return { kind: 'running', since: claimed.lapsedClaimAt, stopped: true };
 		}
 		this.ticket = claimed.ticket;
@@ -197,7 +198,7 @@ export class SendOnceGuard {
 	/** After a failed request: a claim stays on a message that may be out, so that no later run sends it again. */
 	async afterFailure(uncertainAttempts: number): Promise<void> {
 		if (this.ticket === undefined || uncertainAttempts > 0) return;
-		await this.releaseQuietly(this.ticket);
+		await once.releaseQuietly(this.context, this.ticket, this.notReleased);
 		this.ticket = undefined;
 	}
 
@@ -211,13 +212,9 @@ export class SendOnceGuard {
 		await once.finish(this.context, this.ticket, sentDetailText(detail), 'keepTrying');
 	}
 
-	private async releaseQuietly(ticket: Ticket): Promise<void> {
-		await once.release(this.context, ticket).catch((error: Error) => {
-			this.context.logger.warn(
-				`Contact Center: send once key ${this.key} could not be released: ${error.message}`,
-			);
-		});
-	}
+	/** The warning when a release fails (see once.releaseQuietly). */
+	private readonly notReleased = (reason: string) =>
+		`Contact Center: send once key ${this.key} could not be released: ${reason}`;
 }
 
 function customKeyOf(context: IExecuteFunctions, i: number): string {
