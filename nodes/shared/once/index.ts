@@ -24,30 +24,24 @@ export type { Claim, Ticket } from './strategies';
 // table reached through n8n's public API. The strategy is picked at claim and kept by the ticket.
 
 export type RunTicket = { ticket: Ticket } | { skip: 'running' | 'done' };
-type Together = { together?: number };
 type WhenFails = 'throw' | 'keepTrying';
 
-/** Claims and checks a caller makes `together` wait a few ms for each other: one call to n8n. */
-const gatherTogether = ({ together = 1 }: Together = {}) =>
-	together > 1 ? { ms: 5, upToMs: 20, until: together } : undefined;
-
 export const once = {
-	async claim(context: RecordContext, work: Work, purpose: Purpose, options?: Together) {
-		return await strategyFor(purpose).claim(context, work, gatherTogether(options));
+	async claim(context: RecordContext, work: Work, purpose: Purpose) {
+		return await strategyFor(purpose).claim(context, work);
 	},
 
 	/** A read only. */
-	async check(context: RecordContext, work: Work, options?: Together): Promise<CheckResult> {
-		return await record.check(context, work, gatherTogether(options));
+	async check(context: RecordContext, work: Work): Promise<CheckResult> {
+		return await record.check(context, work);
 	},
 
 	/** `throw`: for a caller that must not go on unless the record has it; `keepTrying`: see record. */
 	async finish(context: RecordContext, ticket: Ticket, detail: string, whenRecordFails: WhenFails) {
 		try {
 			const done = { work: ticket.work, claimId: ticket.claimId, detail };
-			const gather = ticket.strategy.finishing();
-			if (whenRecordFails === 'throw') await record.finish(context, done, gather);
-			else await record.finishAndKeepTrying(context, done, gather);
+			if (whenRecordFails === 'throw') await record.finish(context, done);
+			else await record.finishAndKeepTrying(context, done);
 		} finally {
 			releaseHold(state.holds, ticket.hold);
 		}

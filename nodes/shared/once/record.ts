@@ -3,7 +3,6 @@ import { randomBytes } from 'crypto';
 import { sleep } from 'n8n-workflow';
 
 import { contextWithoutExecution, type RecordContext } from '../recordApi';
-import type { Gather } from './batches';
 import { usableIndexOf } from './indexes';
 import { memoryOfTable, state } from './state';
 import {
@@ -108,9 +107,8 @@ async function readClaim(
 	table: Table,
 	work: Work,
 	inserted: { id: number; token: string },
-	gather?: Gather,
 ) {
-	const keyRows = await rowsOfKey(context, table, recordKeyOf(work.scope, work.key), gather);
+	const keyRows = await rowsOfKey(context, table, recordKeyOf(work.scope, work.key));
 	const now = Date.now();
 	const { ownId, otherOwnIds, rows } = ownClaimRows(keyRows, inserted.id, inserted.token);
 	for (const id of otherOwnIds) await deleteRow(context, table, id);
@@ -118,7 +116,7 @@ async function readClaim(
 }
 
 /** One claim row: inserted, then read back until decided; undefined when the row was lost. */
-async function claimOnce(context: RecordContext, table: Table, work: Work, gather?: Gather) {
+async function claimOnce(context: RecordContext, table: Table, work: Work) {
 	const { scope } = work;
 	const recordKey = recordKeyOf(scope, work.key);
 	// Names this claim's rows: an insert sent again after its answer was lost adds a second one.
@@ -127,12 +125,12 @@ async function claimOnce(context: RecordContext, table: Table, work: Work, gathe
 	let insertedId: number | undefined;
 	try {
 		const row = { scope, recordKey, state: 'running' as const, stateAt: Date.now(), detail: token };
-		insertedId = await insertRow(context, table, row, gather);
+		insertedId = await insertRow(context, table, row);
 		const inserted = { id: insertedId, token };
-		let read = await readClaim(context, table, work, inserted, gather);
+		let read = await readClaim(context, table, work, inserted);
 		for (let reads = 1; read.decision.state === 'contended' && reads < CONTENDED_READS; reads++) {
 			await sleep(CONTENDED_WAIT_MS * 2 ** (reads - 1) * (1 + Math.random()));
-			read = await readClaim(context, table, work, inserted, gather);
+			read = await readClaim(context, table, work, inserted);
 		}
 		const { ownId, now, decision } = read;
 		decided = true;
@@ -163,21 +161,21 @@ export const record = {
 	keptOnlyInMemory: (scope: string): number =>
 		[...state.pendingDone.keys()].filter((recordKey) => recordKey.startsWith(`${scope}|`)).length,
 
-	async claim(context: RecordContext, work: Work, gather?: Gather): Promise<RowClaim> {
+	async claim(context: RecordContext, work: Work): Promise<RowClaim> {
 		const pending = pendingDoneOf(recordKeyOf(work.scope, work.key));
 		if (pending !== undefined) return pending;
 		return await onTable(context, async (table) => {
 			for (let attempt = 0; attempt < 3; attempt++) {
-				const claim = await claimOnce(context, table, work, gather);
+				const claim = await claimOnce(context, table, work);
 				if (claim !== undefined) return claim;
 			}
 			return { state: 'running' };
 		});
 	},
 
-	async check(context: RecordContext, work: Work, gather?: Gather): Promise<CheckResult> {
+	async check(context: RecordContext, work: Work): Promise<CheckResult> {
 		return await checkKey(context, work, async (table, recordKey, now) =>
-			decideRead(await rowsOfKey(context, table, recordKey, gather), now, windowsOf(work)),
+			decideRead(await rowsOfKey(context, table, recordKey), now, windowsOf(work)),
 		);
 	},
 
@@ -193,14 +191,14 @@ export const record = {
 		});
 	},
 
-	async finish(context: RecordContext, done: Finished, gather?: Gather) {
-		await onTable(context, async (table) => await writeDone(context, table, done, gather));
+	async finish(context: RecordContext, done: Finished) {
+		await onTable(context, async (table) => await writeDone(context, table, done));
 	},
 
 	// For work that has happened, which must never be done again because its row came late: counted
 	// as done here at once when n8n's API does not take the write. Never throws.
-	async finishAndKeepTrying(context: RecordContext, done: Finished, gather?: Gather) {
-		await record.finish(context, done, gather).catch(async (error: Error) => {
+	async finishAndKeepTrying(context: RecordContext, done: Finished) {
+		await record.finish(context, done).catch(async (error: Error) => {
 			const recordKey = recordKeyOf(done.work.scope, done.work.key);
 			const counted = countAsDone(context, recordKey, done.detail);
 			if (counted) {

@@ -15,7 +15,7 @@ export interface Waiting<I, O> {
 	asCallers: (error: unknown) => unknown;
 }
 
-/** `joined`: while an idle lane gathers, tells it that a call joined. */
+/** `joined`: while an idle lane gathers (see GATHER), tells it that a call joined. */
 export type Lane = {
 	busy: boolean;
 	waiting: Array<Waiting<unknown, unknown>>;

@@ -1,5 +1,4 @@
 import { refuseWhileStorageFull, type RecordContext } from '../recordApi';
-import type { Gather } from './batches';
 import { record } from './record';
 import type { CheckResult, Outcome, Work } from './rows';
 import { claimHold, releaseHold } from './holds';
@@ -18,10 +17,9 @@ export type Claim = Outcome<{ state: 'claimed'; ticket: Ticket; lapsedClaimAt?: 
 
 export type Purpose = 'writeBack' | 'send';
 
-/** How work is claimed, and how its `done` row waits for others to go out with them. */
+/** How work is claimed. */
 export interface Strategy {
-	claim(context: RecordContext, work: Work, gather?: Gather): Promise<Claim>;
-	finishing(): Gather;
+	claim(context: RecordContext, work: Work): Promise<Claim>;
 }
 
 /**
@@ -49,7 +47,7 @@ async function underHold(
 
 /**
  * Where this process receives and runs every delivery: a claim is a hold, checked against its
- * index of the scope. `done` rows gather (an insert costs n8n about as much for 8 rows as for 1).
+ * index of the scope.
  */
 export const oneProcess: Strategy = {
 	async claim(context, work) {
@@ -63,25 +61,22 @@ export const oneProcess: Strategy = {
 				: found;
 		});
 	},
-	finishing: () => ({ ms: 15, upToMs: 60, until: state.holds.size }),
 };
 
 /**
  * Wherever several processes may run the same work (queue mode), or a crash must leave a trace (a
- * send's claim says "may have been sent"): each claim inserts a row. A send's `done` row, which has
- * a detail of its own, gathers those of the next finishes while the next messages are sent.
+ * send's claim says "may have been sent"): each claim inserts a row.
  */
 export const sharedTable: Strategy = {
-	async claim(context, work, gather) {
+	async claim(context, work) {
 		const check = async () => await record.check(context, work);
 		return await underHold(work, check, async () => {
-			const claim = await record.claim(context, work, gather);
+			const claim = await record.claim(context, work);
 			if (claim.state !== 'claimed') return claim;
 			const ticket = { work, claimId: claim.claimId, strategy: sharedTable };
 			return { state: 'claimed', ticket, lapsedClaimAt: claim.lapsedClaimAt };
 		});
 	},
-	finishing: () => ({ ms: 60, upToMs: 250, until: 100 }),
 };
 
 /** A write back's claim row id, beside the run's item's `json` (the workflow never sees it). */

@@ -119,19 +119,19 @@ export class SendOnceGuard {
 		);
 	}
 
-	/** Reads the record of the message ahead of its turn, with `together` other guards at once; says whether the key is free. */
-	async checkAhead(together: number): Promise<boolean> {
-		this.checkedAhead = once.check(this.context, this.work, { together });
+	/** Reads the record of the message ahead of its turn; says whether the key is free. */
+	async checkAhead(): Promise<boolean> {
+		this.checkedAhead = once.check(this.context, this.work);
 		return await this.checkedAhead.then(
 			(found) => found.state === 'free',
 			() => false,
 		);
 	}
 
-	/** Claims the key ahead of the message's turn, with `together` other guards at once. */
-	async claimAhead(together: number): Promise<void> {
+	/** Claims the key ahead of the message's turn. */
+	async claimAhead(): Promise<void> {
 		if (this.claiming) return;
-		this.claimedAhead = once.claim(this.context, this.work, 'send', { together });
+		this.claimedAhead = once.claim(this.context, this.work, 'send');
 		// Its failure is the item's: the item awaits claimedAhead again at its turn and reports it.
 		await this.claimedAhead.catch(() => undefined);
 	}
