@@ -3,7 +3,7 @@ import type { IExecuteFunctions, IHookFunctions, INodeExecutionData } from 'n8n-
 import { targetForActivation, type RecordContext } from '../recordApi';
 import { forgetIndex } from './indexes';
 import { record } from './record';
-import type { CheckResult, Work } from './rows';
+import type { Found, Work } from './rows';
 import { claimHold, releaseHold } from './holds';
 import { state } from './state';
 import {
@@ -17,8 +17,8 @@ import {
 import { readTableAfresh } from './table';
 
 export { DEFAULT_RECORD_WINDOWS, RECORD_COLUMNS } from './rows';
-export type { CheckResult, Work } from './rows';
-export type { Claim, Ticket } from './strategies';
+export type { Found, Work } from './rows';
+export type { Claimed, Ticket } from './strategies';
 
 // "Was this already done?" for write backs and Send Once alike, kept in the record: an n8n data
 // table reached through n8n's public API. The strategy is picked at claim and kept by the ticket.
@@ -32,7 +32,7 @@ export const once = {
 	},
 
 	/** A read only. */
-	async check(context: RecordContext, work: Work): Promise<CheckResult> {
+	async check(context: RecordContext, work: Work): Promise<Found> {
 		return await record.check(context, work);
 	},
 

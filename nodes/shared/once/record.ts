@@ -13,9 +13,8 @@ import {
 	ownClaimRows,
 	recordKeyOf,
 	windowsOf,
-	type CheckResult,
 	type Finished,
-	type Outcome,
+	type Found,
 	type RecordFilter,
 	type Work,
 } from './rows';
@@ -30,7 +29,8 @@ import {
 } from './table';
 import { deleteNowOrLater, writeDone, writeDoneLater } from './waitingWrites';
 
-type RowClaim = Outcome<{ state: 'claimed'; claimId: number; lapsedClaimAt?: number }>;
+/** A claim whose row holds the key: the row's id. */
+type ClaimedRow = { state: 'claimed'; claimId: number; lapsedClaimAt?: number };
 
 // A claim beside only younger live claims reads its key again, as each of them gives up on seeing
 // it and deletes its row: up to this many reads in all, the first wait 50 to 100 ms, doubling (0.75
@@ -70,8 +70,8 @@ function countAsDone(context: RecordContext, recordKey: string, detail: string):
 async function checkKey(
 	context: RecordContext,
 	work: Work,
-	decide: (table: Table, recordKey: string, now: number) => Promise<CheckResult>,
-): Promise<CheckResult> {
+	decide: (table: Table, recordKey: string, now: number) => Promise<Found>,
+): Promise<Found> {
 	const recordKey = recordKeyOf(work.scope, work.key);
 	const pending = pendingDoneOf(recordKey);
 	if (pending !== undefined) return pending;
@@ -161,7 +161,7 @@ export const record = {
 	keptOnlyInMemory: (scope: string): number =>
 		[...state.pendingDone.keys()].filter((recordKey) => recordKey.startsWith(`${scope}|`)).length,
 
-	async claim(context: RecordContext, work: Work): Promise<RowClaim> {
+	async claim(context: RecordContext, work: Work): Promise<Found<ClaimedRow>> {
 		const pending = pendingDoneOf(recordKeyOf(work.scope, work.key));
 		if (pending !== undefined) return pending;
 		return await onTable(context, async (table) => {
@@ -173,7 +173,7 @@ export const record = {
 		});
 	},
 
-	async check(context: RecordContext, work: Work): Promise<CheckResult> {
+	async check(context: RecordContext, work: Work): Promise<Found> {
 		return await checkKey(context, work, async (table, recordKey, now) =>
 			decideRead(await rowsOfKey(context, table, recordKey), now, windowsOf(work)),
 		);
@@ -183,7 +183,7 @@ export const record = {
 	 * As check, for a scope whose every row this process writes itself (the one-process strategy):
 	 * a key its loaded index knows to have no row is free without a call (see scopeIndex.ts).
 	 */
-	async checkKnownScope(context: RecordContext, work: Work): Promise<CheckResult> {
+	async checkKnownScope(context: RecordContext, work: Work): Promise<Found> {
 		return await checkKey(context, work, async (table, recordKey, now) => {
 			const index = await usableIndexOf(context, table, work.scope, now);
 			if (index?.hasNoRows(recordKey, now) === true) return { state: 'free' };

@@ -1,6 +1,6 @@
 import { refuseWhileStorageFull, type RecordContext } from '../recordApi';
 import { record } from './record';
-import type { CheckResult, Outcome, Work } from './rows';
+import type { Found, Work } from './rows';
 import { claimHold, releaseHold } from './holds';
 import { state, type Hold } from './state';
 
@@ -13,13 +13,13 @@ export interface Ticket {
 }
 
 /** `lapsedClaimAt`: an earlier claim of the key was left by a process that stopped. */
-export type Claim = Outcome<{ state: 'claimed'; ticket: Ticket; lapsedClaimAt?: number }>;
+export type Claimed = { state: 'claimed'; ticket: Ticket; lapsedClaimAt?: number };
 
 export type Purpose = 'writeBack' | 'send';
 
 /** How work is claimed. */
 export interface Strategy {
-	claim(context: RecordContext, work: Work): Promise<Claim>;
+	claim(context: RecordContext, work: Work): Promise<Found<Claimed>>;
 }
 
 /**
@@ -28,15 +28,15 @@ export interface Strategy {
  */
 async function underHold(
 	work: Work,
-	check: () => Promise<CheckResult>,
-	decide: (hold: Hold) => Promise<Claim>,
-): Promise<Claim> {
+	check: () => Promise<Found>,
+	decide: (hold: Hold) => Promise<Found<Claimed>>,
+): Promise<Found<Claimed>> {
 	const hold = claimHold(state.holds, work);
 	if (hold === undefined) {
 		const found = await check();
 		return found.state === 'done' ? found : { state: 'running' };
 	}
-	let claim: Claim | undefined;
+	let claim: Found<Claimed> | undefined;
 	try {
 		claim = await decide(hold);
 		return claim;

@@ -1,12 +1,6 @@
 import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 
-import {
-	once,
-	type Claim,
-	type CheckResult,
-	type Ticket,
-	type Work,
-} from '../../../../shared/once';
+import { once, type Claimed, type Found, type Ticket, type Work } from '../../../../shared/once';
 import { warnIfKeyExpiresSoon, warnIfStorageNearlyFull } from '../../../../shared/recordApi';
 import { withNotSent } from '../../../helpers/nodeErrors';
 import { NOT_RECEIVED_STATUSES } from '../../../helpers/statusOverview';
@@ -67,8 +61,8 @@ export class SendOnceGuard {
 	private ticket: Ticket | undefined;
 
 	/** The record read and the claim taken ahead of the item's turn (see SendOnceAhead), until used. */
-	private checkedAhead: Promise<CheckResult> | undefined;
-	private claimedAhead: Promise<Claim> | undefined;
+	private checkedAhead: Promise<Found> | undefined;
+	private claimedAhead: Promise<Found<Claimed>> | undefined;
 	/** The item's turn to claim came: nothing is claimed ahead any more. */
 	private claiming = false;
 
