@@ -171,7 +171,7 @@ export async function receiveWriteBack(
 				'writeBack',
 				recordRefusal(
 					error as NodeOperationError,
-					once.keptOnlyInMemory(writeBackScopeOf(context)),
+					once.countDoneOnlyInMemory(writeBackScopeOf(context)),
 				),
 			);
 		}
@@ -241,7 +241,7 @@ export async function runWriteBack(
 		// row yet, so that no redelivery runs it again.
 		if (ticket !== undefined) await once.finish(context, ticket, '', 'keepTrying');
 		await answerWriteBack(context, 'processed', key);
-		const kept = once.keptOnlyInMemory(writeBackScopeOf(context));
+		const kept = once.countDoneOnlyInMemory(writeBackScopeOf(context));
 		await askForKeptInMemoryReport(context, input[0], kept);
 	});
 	return [items];

@@ -134,7 +134,7 @@ export const once = {
 		forgetIndex(scope);
 	},
 
-	keptOnlyInMemory: record.keptOnlyInMemory,
+	countDoneOnlyInMemory: record.countDoneOnlyInMemory,
 };
 
 // How work is claimed: the strategy is picked at claim and kept by the ticket.

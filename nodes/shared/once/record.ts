@@ -41,29 +41,31 @@ const CONTENDED_WAIT_MS = 50;
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
 /** Work done here whose `done` row n8n's API has not taken yet counts as done (finishAndKeepTrying). */
-const pendingDoneOf = (recordKey: string) => {
-	const pending = state.pendingDone.get(recordKey);
-	return pending && { state: 'done' as const, ...pending };
+const doneOnlyInMemoryOf = (recordKey: string) => {
+	const inMemory = state.doneOnlyInMemory.get(recordKey);
+	return inMemory && { state: 'done' as const, ...inMemory };
 };
 
 /**
  * Counts work as done in this process until its row is written; false when this process already
- * holds as many keys as it may (maxPendingDone), which it logs.
+ * holds as many keys as it may (maxDoneOnlyInMemory), which it logs.
  */
 function countAsDone(context: RecordContext, recordKey: string, detail: string): boolean {
-	const { pendingDone, limits } = state;
-	if (!pendingDone.has(recordKey) && pendingDone.size >= limits.maxPendingDone) {
+	const { doneOnlyInMemory, limits } = state;
+	if (!doneOnlyInMemory.has(recordKey) && doneOnlyInMemory.size >= limits.maxDoneOnlyInMemory) {
 		// Keys whose row could not even be queued stay until they expire: make room for new ones.
 		const expired = Date.now() - MAX_RECORD_RETENTION_MS;
-		for (const [key, pending] of pendingDone) if (pending.at < expired) pendingDone.delete(key);
+		for (const [key, { at }] of doneOnlyInMemory) {
+			if (at < expired) doneOnlyInMemory.delete(key);
+		}
 	}
-	if (!pendingDone.has(recordKey) && pendingDone.size >= limits.maxPendingDone) {
+	if (!doneOnlyInMemory.has(recordKey) && doneOnlyInMemory.size >= limits.maxDoneOnlyInMemory) {
 		context.logger.error(
-			`Contact Center record: ${recordKey} is done but could not be recorded yet, and ${limits.maxPendingDone} keys already count as done only in this process's memory: it does not count this one, so a redelivery of this key will run again until its row is written`,
+			`Contact Center record: ${recordKey} is done but could not be recorded yet, and ${limits.maxDoneOnlyInMemory} keys already count as done only in this process's memory: it does not count this one, so a redelivery of this key will run again until its row is written`,
 		);
 		return false;
 	}
-	pendingDone.set(recordKey, { at: Date.now(), detail });
+	doneOnlyInMemory.set(recordKey, { at: Date.now(), detail });
 	return true;
 }
 
@@ -73,8 +75,8 @@ async function checkKey(
 	decide: (table: Table, recordKey: string, now: number) => Promise<Found>,
 ): Promise<Found> {
 	const recordKey = recordKeyOf(work.scope, work.key);
-	const pending = pendingDoneOf(recordKey);
-	if (pending !== undefined) return pending;
+	const inMemory = doneOnlyInMemoryOf(recordKey);
+	if (inMemory !== undefined) return inMemory;
 	const now = Date.now();
 	return await onTable(context, async (table) => {
 		const found = await decide(table, recordKey, now);
@@ -158,12 +160,13 @@ async function claimOnce(context: RecordContext, table: Table, work: Work) {
 }
 
 export const record = {
-	keptOnlyInMemory: (scope: string): number =>
-		[...state.pendingDone.keys()].filter((recordKey) => recordKey.startsWith(`${scope}|`)).length,
+	countDoneOnlyInMemory: (scope: string): number =>
+		[...state.doneOnlyInMemory.keys()].filter((recordKey) => recordKey.startsWith(`${scope}|`))
+			.length,
 
 	async claim(context: RecordContext, work: Work): Promise<Found<ClaimedRow>> {
-		const pending = pendingDoneOf(recordKeyOf(work.scope, work.key));
-		if (pending !== undefined) return pending;
+		const inMemory = doneOnlyInMemoryOf(recordKeyOf(work.scope, work.key));
+		if (inMemory !== undefined) return inMemory;
 		return await onTable(context, async (table) => {
 			for (let attempt = 0; attempt < 3; attempt++) {
 				const claim = await claimOnce(context, table, work);

@@ -54,8 +54,8 @@ export interface TableMemory {
 export const DEFAULT_ONCE_LIMITS = {
 	/** Writes waiting in one queue (one table and key). */
 	maxWaitingWrites: 10_000,
-	/** Keys done that only this process's memory holds as done (pendingDone). */
-	maxPendingDone: 10_000,
+	/** Keys done that only this process's memory holds as done (doneOnlyInMemory). */
+	maxDoneOnlyInMemory: 10_000,
 	/** A queue whose writes still fail warns again after this long. */
 	warnEveryMs: 15 * 60 * 1000,
 };
@@ -68,7 +68,7 @@ const freshState = () => ({
 	tables: new Map<string, TableMemory>(),
 	lanes: new Map<string, Lane>(),
 	/** Work done whose `done` row n8n's API has not taken yet, by record key: counts as done here. */
-	pendingDone: new Map<string, { at: number; detail: string }>(),
+	doneOnlyInMemory: new Map<string, { at: number; detail: string }>(),
 	holds: new Map<string, Hold>(),
 	/** Items this process's webhook calls handed to their runs, with the hold if any. */
 	receivedHere: new WeakMap<object, Hold | undefined>(),

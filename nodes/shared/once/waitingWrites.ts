@@ -129,7 +129,7 @@ function writeLater(context: RecordContext, table: Table, write: WaitingWrite): 
 /** Undoes what this process assumed while the write waited: it was written, or given up. */
 function settle(queue: WriteQueue, write: WaitingWrite) {
 	if (write.kind === 'done') {
-		state.pendingDone.delete(recordKeyOf(write.done.work.scope, write.done.work.key));
+		state.doneOnlyInMemory.delete(recordKeyOf(write.done.work.scope, write.done.work.key));
 	} else if (write.id !== undefined) {
 		memoryOfTable(queue.table).deletingInBackground.delete(write.id);
 	}
