@@ -1,7 +1,6 @@
 import type { RecordTarget } from '../recordApi';
 import type { Finished, RecordFilter } from './rows';
 import type { ScopeIndex } from './scopeIndex';
-import type { Table } from './table';
 
 // All the once module keeps in this process's memory: caches of the record (the data table is what
 // lasts), the work in hand and writes still being tried. Nothing here has to outlive the process.
@@ -35,6 +34,9 @@ export type WaitingWrite = { what: string; ifGivenUp: string; since: number } & 
 );
 
 /** The writes waiting for one table and key, and whether a loop is retrying them. */
+/** A data table of the record: the API it is reached through and its id. */
+export type Table = { target: RecordTarget; id: string };
+
 export type WriteQueue = { table: Table; waiting: WaitingWrite[]; retrying: boolean };
 
 /** One data table (API URL and table id), whichever key reached it. */
@@ -81,7 +83,7 @@ export const state = freshState();
 /** For tests: the process as if it had just started. */
 export const resetOnceState = (): void => void Object.assign(state, freshState());
 
-export function memoryOfTable(table: { target: RecordTarget; id: string }): TableMemory {
+export function memoryOfTable(table: Table): TableMemory {
 	const key = `${table.target.baseUrl} ${table.id}`;
 	const memory = state.tables.get(key) ?? {
 		writeQueues: new Map(),

@@ -11,10 +11,10 @@ import {
 	type RecordTarget,
 } from '../recordApi';
 import { inBatch } from './batches';
-import { memoryOfTable, state, type Lane } from './state';
+import { memoryOfTable, state, type Lane, type Table } from './state';
 import { RECORD_COLUMNS, anyOf, rowsOf, type RecordFilter, type RecordRow } from './rows';
 
-export type Table = { target: RecordTarget; id: string };
+export type { Table } from './state';
 
 /** Tells the indexes of the table's scopes of rows this process inserted (see scopeIndex.ts). */
 function tellIndexes(table: Table, rows: RecordRow[]) {
