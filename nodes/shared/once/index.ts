@@ -44,46 +44,25 @@ export type RunTicket = { ticket: Ticket } | { skip: 'running' | 'done' };
 type WhenFails = 'throw' | 'keepTrying';
 
 export const once = {
+	// 1. Claim the work before doing it (a write back: in its webhook call).
 	async claim(context: RecordContext, work: Work, purpose: Purpose): Promise<Found<Claimed>> {
 		return await strategyFor(purpose).claim(context, work);
 	},
 
-	/** A read only. */
-	async check(context: RecordContext, work: Work): Promise<Found> {
-		return await record.check(context, work);
-	},
-
-	/** `throw`: for a caller that must not go on unless the record has it; `keepTrying`: see record. */
-	async finish(context: RecordContext, ticket: Ticket, detail: string, whenRecordFails: WhenFails) {
-		try {
-			const done = { work: ticket.work, claimId: ticket.claimId, detail };
-			if (whenRecordFails === 'throw') await record.finish(context, done);
-			else await record.finishAndKeepTrying(context, done);
-		} finally {
-			releaseHold(state.holds, ticket.hold);
-		}
-	},
-
-	async release(context: RecordContext, ticket: Ticket): Promise<void> {
-		releaseHold(state.holds, ticket.hold);
-		if (ticket.claimId !== undefined) await record.release(context, ticket.work, ticket.claimId);
-	},
-
-	/** Releases, logging a failure as a warning in the caller's words (`warning`) instead of throwing. */
-	async releaseQuietly(
-		context: RecordContext,
-		ticket: Ticket,
-		warning: (reason: string) => string,
-	): Promise<void> {
-		await once.release(context, ticket).catch((error: Error) => {
-			context.logger.warn(warning(error.message));
-		});
-	},
-
+	// 2. A write back's run: its webhook call hands it the ticket.
 	/** Hands a write back's ticket from its webhook call to its run, on the run's first item. */
 	handToRun(item: INodeExecutionData, ticket: Ticket | undefined): void {
 		state.receivedHere.set(item.json, ticket?.hold);
 		if (ticket?.claimId !== undefined) item[CLAIM_ID_FIELD] = ticket.claimId;
+	},
+
+	/** The run's items without the ticket: the workflow never sees it. */
+	withoutTicket(items: INodeExecutionData[]): INodeExecutionData[] {
+		return items.map((item) => {
+			const copy = { ...item };
+			delete copy[CLAIM_ID_FIELD];
+			return copy;
+		});
 	},
 
 	/**
@@ -116,13 +95,41 @@ export const once = {
 		return { skip: 'done' };
 	},
 
-	withoutTicket(items: INodeExecutionData[]): INodeExecutionData[] {
-		return items.map((item) => {
-			const copy = { ...item };
-			delete copy[CLAIM_ID_FIELD];
-			return copy;
+	// 3. The work done: finish; not done: release.
+	/** `throw`: for a caller that must not go on unless the record has it; `keepTrying`: see record. */
+	async finish(context: RecordContext, ticket: Ticket, detail: string, whenRecordFails: WhenFails) {
+		try {
+			const done = { work: ticket.work, claimId: ticket.claimId, detail };
+			if (whenRecordFails === 'throw') await record.finish(context, done);
+			else await record.finishAndKeepTrying(context, done);
+		} finally {
+			releaseHold(state.holds, ticket.hold);
+		}
+	},
+
+	async release(context: RecordContext, ticket: Ticket): Promise<void> {
+		releaseHold(state.holds, ticket.hold);
+		if (ticket.claimId !== undefined) await record.release(context, ticket.work, ticket.claimId);
+	},
+
+	/** Releases, logging a failure as a warning in the caller's words (`warning`) instead of throwing. */
+	async releaseQuietly(
+		context: RecordContext,
+		ticket: Ticket,
+		warning: (reason: string) => string,
+	): Promise<void> {
+		await once.release(context, ticket).catch((error: Error) => {
+			context.logger.warn(warning(error.message));
 		});
 	},
+
+	// Reads only, and the record's life with a trigger.
+	/** What the record says of the work, without claiming it. */
+	async check(context: RecordContext, work: Work): Promise<Found> {
+		return await record.check(context, work);
+	},
+
+	countDoneOnlyInMemory: record.countDoneOnlyInMemory,
 
 	/** Throws unless the record can be used; rows written or deleted by hand count from now on. */
 	async activate(context: IHookFunctions, scope: string): Promise<void> {
@@ -133,8 +140,6 @@ export const once = {
 	deactivate(scope: string): void {
 		forgetIndex(scope);
 	},
-
-	countDoneOnlyInMemory: record.countDoneOnlyInMemory,
 };
 
 // How work is claimed: the strategy is picked at claim and kept by the ticket.
