@@ -174,7 +174,7 @@ export async function receiveWriteBack(
 				'writeBack',
 				recordRefusal(
 					error as NodeOperationError,
-					once.keptOnlyInMemory(writeBackScopeOf(context)),
+					once.countDoneOnlyInMemory(writeBackScopeOf(context)),
 				),
 			);
 		}
@@ -224,7 +224,7 @@ export async function runWriteBack(
 	await refuseRunsThatPause(context, ticket);
 	const registered = whenRunEnds(context, async (outcome) => {
 		if (outcome === 'failed') {
-			if (ticket !== undefined) await releaseQuietly(context, ticket);
+			if (ticket !== undefined) await releaseAfterFailedRun(context, ticket);
 			await answerFailedRun(context);
 			return;
 		}
@@ -239,7 +239,7 @@ export async function runWriteBack(
 		// runs it again.
 		if (ticket !== undefined) await once.finish(context, ticket, '', 'keepTrying');
 		await answerWriteBack(context, 'processed', key);
-		const kept = once.keptOnlyInMemory(writeBackScopeOf(context));
+		const kept = once.countDoneOnlyInMemory(writeBackScopeOf(context));
 		await askForKeptInMemoryReport(context, input[0], kept);
 	});
 	if (!registered) {
@@ -272,9 +272,19 @@ async function refuseRunsThatPause(context: IExecuteFunctions, ticket: Ticket | 
 		});
 		return;
 	}
-	if (ticket !== undefined) await releaseQuietly(context, ticket);
+	if (ticket !== undefined) await releaseAfterFailedRun(context, ticket);
 	await answerFailedRun(context);
 	throw pausingNodesError(context.getNode(), pausing);
+}
+
+/** Releases a failed run's key; a release n8n's API does not take only delays the redelivery. */
+async function releaseAfterFailedRun(context: IExecuteFunctions, ticket: Ticket): Promise<void> {
+	await once.releaseQuietly(
+		context,
+		ticket,
+		(reason) =>
+			`Contact Center Trigger: write back ${ticket.work.key} could not be released after its failed run (${reason}); a redelivery within 15 minutes is answered 409`,
+	);
 }
 
 /** n8n's own words for a full storage: "… 200MB used, limit is 200MB". */
@@ -319,14 +329,6 @@ async function recordBeforeAnswering(context: IExecuteFunctions, ticket: Ticket)
 			},
 		);
 	}
-}
-
-async function releaseQuietly(context: IExecuteFunctions, ticket: Ticket): Promise<void> {
-	await once.release(context, ticket).catch((error: Error) => {
-		context.logger.warn(
-			`Contact Center Trigger: write back ${ticket.work.key} could not be released after its failed run (${error.message}); a redelivery within 15 minutes is answered 409`,
-		);
-	});
 }
 
 /**

@@ -428,9 +428,7 @@ describe('once: reads of many keys together', () => {
 			key: `${'k'.repeat(200)}-${i}`,
 		}));
 		await withOnce(async (context) => {
-			const found = await Promise.all(
-				works.map(async (work) => await once.check(context, work, { together: works.length })),
-			);
+			const found = await Promise.all(works.map(async (work) => await once.check(context, work)));
 			expect(found.map((result) => result.state)).toEqual(works.map(() => 'free'));
 		});
 	});

@@ -106,7 +106,7 @@ describe('the record when n8n API writes do not go through', () => {
 			const ticket = ticketOf(await claim(context, 'late', 'event-1'));
 			fixture.api.setFaults(() => ({ status: 429, retryAfterSeconds: 1 }));
 			await once.finish(context, ticket, 'sent', 'keepTrying');
-			results.push(once.keptOnlyInMemory('late'));
+			results.push(once.countDoneOnlyInMemory('late'));
 			results.push(await once.check(context, { scope: 'late', key: 'event-1' }));
 			results.push(await claim(context, 'late', 'event-1'));
 		});
@@ -133,7 +133,7 @@ describe("record writes waiting for n8n's API", () => {
 			for (const key of keys) tickets.push(ticketOf(await claim(context, 'queued', key)));
 			fixture.api.setFaults(() => ({ status: 503 }));
 			for (const ticket of tickets) await once.finish(context, ticket, '', 'keepTrying');
-			expect(once.keptOnlyInMemory('queued')).toBe(keys.length);
+			expect(once.countDoneOnlyInMemory('queued')).toBe(keys.length);
 		});
 		const from = fixture.api.calls.length;
 		await sleep(1_000);

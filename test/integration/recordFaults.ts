@@ -15,7 +15,7 @@ import {
 
 import { ContactCenterRecordApi } from '../../credentials/ContactCenterRecordApi.credentials';
 import { ContactCenterTrigger } from '../../nodes/ContactCenterTrigger/ContactCenterTrigger.node';
-import type { Claim, Ticket } from '../../nodes/shared/once';
+import type { Claimed, Found, Ticket } from '../../nodes/shared/once';
 import { ContactCenterSigningSecretApi } from '../../credentials/ContactCenterSigningSecretApi.credentials';
 import { resetRecordTiming } from '../harness/processState';
 import { createCredentialStore, runNode, type CredentialStore } from '../harness';
@@ -264,7 +264,7 @@ export const recordCredentialsWith = (api: DataTableApi, apiKey: string) =>
 	);
 
 /** The ticket of a claim that must have been taken. */
-export const ticketOf = (claimed: Claim): Ticket => {
+export const ticketOf = (claimed: Found<Claimed>): Ticket => {
 	if (claimed.state !== 'claimed') throw new Error(`The work was not claimed: ${claimed.state}`);
 	return claimed.ticket;
 };

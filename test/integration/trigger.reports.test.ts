@@ -81,7 +81,7 @@ const rowsOfKey = (key: string) =>
 const keptRowWritten = async (key: string, timeoutMs?: number) =>
 	await waitFor(() => {
 		const done = rowsOfKey(key).find((row) => row.state === 'done');
-		return done !== undefined && once.keptOnlyInMemory(String(done.scope)) === 0;
+		return done !== undefined && once.countDoneOnlyInMemory(String(done.scope)) === 0;
 	}, timeoutMs);
 
 /**

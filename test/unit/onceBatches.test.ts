@@ -1,6 +1,6 @@
 import { sleep } from 'n8n-workflow';
 
-import { inBatch } from '../../nodes/shared/once/batches';
+import { GATHER, inBatch } from '../../nodes/shared/once/batches';
 import type { Lane } from '../../nodes/shared/once/batches';
 
 const lanes = new Map<string, Lane>();
@@ -11,6 +11,9 @@ const lane = (name: string): Lane => {
 };
 
 const same = (error: unknown) => error;
+
+/** Long enough for a batch on an idle lane to have gone out. */
+const pastGathering = async () => await sleep(GATHER.upToMs + 20);
 
 describe('inBatch', () => {
 	test("each batch goes out as its first caller's call; the other callers get its failure as their own", async () => {
@@ -26,6 +29,7 @@ describe('inBatch', () => {
 		const asOwn = (caller: string) => (error: unknown) =>
 			new Error(`${(error as Error).message}, for ${caller}`);
 		const a = inBatch(lane('lane-c'), 'a1', callerRun('a'), asOwn('a'));
+		await pastGathering();
 		const b = inBatch(lane('lane-c'), 'bad', callerRun('b'), asOwn('b'));
 		const c = inBatch(lane('lane-c'), 'c1', callerRun('c'), asOwn('c'));
 		release();
@@ -36,7 +40,7 @@ describe('inBatch', () => {
 		expect(ranAs).toEqual(['a:a1', 'b:bad,c1']);
 	});
 
-	test('a call on an idle lane goes out alone; calls arriving meanwhile share the next batch', async () => {
+	test('calls arriving while a batch is in flight share the next batch', async () => {
 		const batches: number[][] = [];
 		let release!: () => void;
 		const firstInFlight = new Promise<void>((resolve) => (release = resolve));
@@ -46,6 +50,7 @@ describe('inBatch', () => {
 			return items.map((n) => n * 10);
 		};
 		const first = inBatch(lane('lane-a'), 1, run, same);
+		await pastGathering();
 		const later = [2, 3, 4].map(async (n) => await inBatch(lane('lane-a'), n, run, same));
 		release();
 		expect(await Promise.all([first, ...later])).toEqual([10, 20, 30, 40]);
@@ -85,72 +90,52 @@ function recordingRun() {
 	return { batches, run };
 }
 
-describe('inBatch with gathering', () => {
-	test('an idle lane waits for the calls it was told to expect and sends them together', async () => {
+describe('inBatch gathering (GATHER)', () => {
+	test('an idle lane waits for the calls of the same moment and sends them together', async () => {
 		const { batches, run } = recordingRun();
-		const gather = { ms: 500, upToMs: 500, until: 3 };
-		const calls = [inBatch(lane('lane-g'), 1, run, same, gather)];
+		const calls = [inBatch(lane('lane-g'), 1, run, same)];
 		await sleep(1);
-		calls.push(inBatch(lane('lane-g'), 2, run, same, gather));
+		calls.push(inBatch(lane('lane-g'), 2, run, same));
 		await sleep(1);
 		expect(batches).toEqual([]);
-		calls.push(inBatch(lane('lane-g'), 3, run, same, gather));
+		calls.push(inBatch(lane('lane-g'), 3, run, same));
 		expect(await Promise.all(calls)).toEqual([1, 2, 3]);
 		expect(batches).toEqual([[1, 2, 3]]);
 	});
 
-	test('it goes out after the wait when fewer calls came', async () => {
+	test('a call alone goes out once no call joined for quietMs', async () => {
 		const { batches, run } = recordingRun();
-		expect(await inBatch(lane('lane-h'), 1, run, same, { ms: 5, upToMs: 5, until: 4 })).toBe(1);
+		expect(await inBatch(lane('lane-h'), 1, run, same)).toBe(1);
 		expect(batches).toEqual([[1]]);
-	});
-
-	test('told to expect only itself, a call goes out at once', async () => {
-		const { batches, run } = recordingRun();
-		const call = inBatch(lane('lane-i'), 1, run, same, { ms: 500, upToMs: 500, until: 1 });
-		await sleep(1);
-		expect(batches).toEqual([[1]]);
-		await call;
-	});
-
-	test('while calls keep coming within the gap, the batch waits longer than one gap', async () => {
-		const { batches, run } = recordingRun();
-		const gather = { ms: 50, upToMs: 5_000, until: 20 };
-		const calls = [inBatch(lane('lane-j'), 0, run, same, gather)];
-		// Twelve more, 10 ms apart: 120 ms in all, more than twice the gap.
-		for (let n = 1; n <= 12; n++) {
-			await sleep(10);
-			calls.push(inBatch(lane('lane-j'), n, run, same, gather));
-		}
-		expect(batches).toEqual([]);
-		const all = Array.from({ length: 13 }, (_, n) => n);
-		expect(await Promise.all(calls)).toEqual(all);
-		expect(batches).toEqual([all]);
 	});
 
 	test('a gap without a new call ends the wait', async () => {
 		const { batches, run } = recordingRun();
-		const gather = { ms: 10, upToMs: 5_000, until: 10 };
-		const first = inBatch(lane('lane-k'), 1, run, same, gather);
-		await sleep(200);
+		const first = inBatch(lane('lane-k'), 1, run, same);
+		await pastGathering();
 		expect(batches).toEqual([[1]]);
-		expect(await Promise.all([first, inBatch(lane('lane-k'), 2, run, same, gather)])).toEqual([
-			1, 2,
-		]);
+		expect(await Promise.all([first, inBatch(lane('lane-k'), 2, run, same)])).toEqual([1, 2]);
 		expect(batches).toEqual([[1], [2]]);
 	});
 
 	test('it waits no longer than upToMs in all, however steadily calls come', async () => {
 		const { batches, run } = recordingRun();
-		const gather = { ms: 1_000, upToMs: 60, until: 100 };
-		const calls = [inBatch(lane('lane-l'), 0, run, same, gather)];
-		for (let n = 1; n <= 10 && batches.length === 0; n++) {
-			await sleep(20);
-			calls.push(inBatch(lane('lane-l'), n, run, same, gather));
+		const calls = [inBatch(lane('lane-l'), 0, run, same)];
+		for (let n = 1; n <= 20 && batches.length === 0; n++) {
+			await sleep(GATHER.quietMs / 3);
+			calls.push(inBatch(lane('lane-l'), n, run, same));
 		}
 		await Promise.all(calls);
-		// Out after about 60 ms (three or four calls in), the rest in the next batch.
 		expect(batches[0].length).toBeGreaterThan(1);
 		expect(batches[0].length).toBeLessThan(calls.length);
+	});
+
+	test('a batch takes at most upTo calls; the rest go in the next', async () => {
+		const { batches, run } = recordingRun();
+		const all = Array.from({ length: GATHER.upTo + 5 }, (_, n) => n);
+		expect(
+			await Promise.all(all.map(async (n) => await inBatch(lane('lane-m'), n, run, same))),
+		).toEqual(all);
+		expect(batches.map((batch) => batch.length)).toEqual([GATHER.upTo, 5]);
 	});
 });

@@ -3,7 +3,6 @@ import { randomBytes } from 'crypto';
 import { sleep } from 'n8n-workflow';
 
 import { contextWithoutExecution, type RecordContext } from '../recordApi';
-import type { Gather } from './batches';
 import { usableIndexOf } from './indexes';
 import { memoryOfTable, state } from './state';
 import {
@@ -14,9 +13,8 @@ import {
 	ownClaimRows,
 	recordKeyOf,
 	windowsOf,
-	type CheckResult,
 	type Finished,
-	type Outcome,
+	type Found,
 	type RecordFilter,
 	type Work,
 } from './rows';
@@ -31,7 +29,8 @@ import {
 } from './table';
 import { deleteNowOrLater, writeDone, writeDoneLater } from './waitingWrites';
 
-type RowClaim = Outcome<{ state: 'claimed'; claimId: number; lapsedClaimAt?: number }>;
+/** A claim whose row holds the key: the row's id. */
+type ClaimedRow = { state: 'claimed'; claimId: number; lapsedClaimAt?: number };
 
 // A claim beside only younger live claims reads its key again, as each of them gives up on seeing
 // it and deletes its row: up to this many reads in all, the first wait 50 to 100 ms, doubling (0.75
@@ -42,40 +41,42 @@ const CONTENDED_WAIT_MS = 50;
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
 /** Work done here whose `done` row n8n's API has not taken yet counts as done (finishAndKeepTrying). */
-const pendingDoneOf = (recordKey: string) => {
-	const pending = state.pendingDone.get(recordKey);
-	return pending && { state: 'done' as const, ...pending };
+const doneOnlyInMemoryOf = (recordKey: string) => {
+	const inMemory = state.doneOnlyInMemory.get(recordKey);
+	return inMemory && { state: 'done' as const, ...inMemory };
 };
 
 /**
  * Counts work as done in this process until its row is written; false when this process already
- * holds as many keys as it may (maxPendingDone), which it logs.
+ * holds as many keys as it may (maxDoneOnlyInMemory), which it logs.
  */
 function countAsDone(context: RecordContext, recordKey: string, detail: string): boolean {
-	const { pendingDone, limits } = state;
-	if (!pendingDone.has(recordKey) && pendingDone.size >= limits.maxPendingDone) {
+	const { doneOnlyInMemory, limits } = state;
+	if (!doneOnlyInMemory.has(recordKey) && doneOnlyInMemory.size >= limits.maxDoneOnlyInMemory) {
 		// Keys whose row could not even be queued stay until they expire: make room for new ones.
 		const expired = Date.now() - MAX_RECORD_RETENTION_MS;
-		for (const [key, pending] of pendingDone) if (pending.at < expired) pendingDone.delete(key);
+		for (const [key, { at }] of doneOnlyInMemory) {
+			if (at < expired) doneOnlyInMemory.delete(key);
+		}
 	}
-	if (!pendingDone.has(recordKey) && pendingDone.size >= limits.maxPendingDone) {
+	if (!doneOnlyInMemory.has(recordKey) && doneOnlyInMemory.size >= limits.maxDoneOnlyInMemory) {
 		context.logger.error(
-			`Contact Center record: ${recordKey} is done but could not be recorded yet, and ${limits.maxPendingDone} keys already count as done only in this process's memory: it does not count this one, so a redelivery of this key will run again until its row is written`,
+			`Contact Center record: ${recordKey} is done but could not be recorded yet, and ${limits.maxDoneOnlyInMemory} keys already count as done only in this process's memory: it does not count this one, so a redelivery of this key will run again until its row is written`,
 		);
 		return false;
 	}
-	pendingDone.set(recordKey, { at: Date.now(), detail });
+	doneOnlyInMemory.set(recordKey, { at: Date.now(), detail });
 	return true;
 }
 
 async function checkKey(
 	context: RecordContext,
 	work: Work,
-	decide: (table: Table, recordKey: string, now: number) => Promise<CheckResult>,
-): Promise<CheckResult> {
+	decide: (table: Table, recordKey: string, now: number) => Promise<Found>,
+): Promise<Found> {
 	const recordKey = recordKeyOf(work.scope, work.key);
-	const pending = pendingDoneOf(recordKey);
-	if (pending !== undefined) return pending;
+	const inMemory = doneOnlyInMemoryOf(recordKey);
+	if (inMemory !== undefined) return inMemory;
 	const now = Date.now();
 	return await onTable(context, async (table) => {
 		const found = await decide(table, recordKey, now);
@@ -108,9 +109,8 @@ async function readClaim(
 	table: Table,
 	work: Work,
 	inserted: { id: number; token: string },
-	gather?: Gather,
 ) {
-	const keyRows = await rowsOfKey(context, table, recordKeyOf(work.scope, work.key), gather);
+	const keyRows = await rowsOfKey(context, table, recordKeyOf(work.scope, work.key));
 	const now = Date.now();
 	const { ownId, otherOwnIds, rows } = ownClaimRows(keyRows, inserted.id, inserted.token);
 	for (const id of otherOwnIds) await deleteRow(context, table, id);
@@ -118,7 +118,7 @@ async function readClaim(
 }
 
 /** One claim row: inserted, then read back until decided; undefined when the row was lost. */
-async function claimOnce(context: RecordContext, table: Table, work: Work, gather?: Gather) {
+async function claimOnce(context: RecordContext, table: Table, work: Work) {
 	const { scope } = work;
 	const recordKey = recordKeyOf(scope, work.key);
 	// Names this claim's rows: an insert sent again after its answer was lost adds a second one.
@@ -127,12 +127,12 @@ async function claimOnce(context: RecordContext, table: Table, work: Work, gathe
 	let insertedId: number | undefined;
 	try {
 		const row = { scope, recordKey, state: 'running' as const, stateAt: Date.now(), detail: token };
-		insertedId = await insertRow(context, table, row, gather);
+		insertedId = await insertRow(context, table, row);
 		const inserted = { id: insertedId, token };
-		let read = await readClaim(context, table, work, inserted, gather);
+		let read = await readClaim(context, table, work, inserted);
 		for (let reads = 1; read.decision.state === 'contended' && reads < CONTENDED_READS; reads++) {
 			await sleep(CONTENDED_WAIT_MS * 2 ** (reads - 1) * (1 + Math.random()));
-			read = await readClaim(context, table, work, inserted, gather);
+			read = await readClaim(context, table, work, inserted);
 		}
 		const { ownId, now, decision } = read;
 		decided = true;
@@ -160,24 +160,25 @@ async function claimOnce(context: RecordContext, table: Table, work: Work, gathe
 }
 
 export const record = {
-	keptOnlyInMemory: (scope: string): number =>
-		[...state.pendingDone.keys()].filter((recordKey) => recordKey.startsWith(`${scope}|`)).length,
+	countDoneOnlyInMemory: (scope: string): number =>
+		[...state.doneOnlyInMemory.keys()].filter((recordKey) => recordKey.startsWith(`${scope}|`))
+			.length,
 
-	async claim(context: RecordContext, work: Work, gather?: Gather): Promise<RowClaim> {
-		const pending = pendingDoneOf(recordKeyOf(work.scope, work.key));
-		if (pending !== undefined) return pending;
+	async claim(context: RecordContext, work: Work): Promise<Found<ClaimedRow>> {
+		const inMemory = doneOnlyInMemoryOf(recordKeyOf(work.scope, work.key));
+		if (inMemory !== undefined) return inMemory;
 		return await onTable(context, async (table) => {
 			for (let attempt = 0; attempt < 3; attempt++) {
-				const claim = await claimOnce(context, table, work, gather);
+				const claim = await claimOnce(context, table, work);
 				if (claim !== undefined) return claim;
 			}
 			return { state: 'running' };
 		});
 	},
 
-	async check(context: RecordContext, work: Work, gather?: Gather): Promise<CheckResult> {
+	async check(context: RecordContext, work: Work): Promise<Found> {
 		return await checkKey(context, work, async (table, recordKey, now) =>
-			decideRead(await rowsOfKey(context, table, recordKey, gather), now, windowsOf(work)),
+			decideRead(await rowsOfKey(context, table, recordKey), now, windowsOf(work)),
 		);
 	},
 
@@ -185,7 +186,7 @@ export const record = {
 	 * As check, for a scope whose every row this process writes itself (the one-process strategy):
 	 * a key its loaded index knows to have no row is free without a call (see scopeIndex.ts).
 	 */
-	async checkKnownScope(context: RecordContext, work: Work): Promise<CheckResult> {
+	async checkKnownScope(context: RecordContext, work: Work): Promise<Found> {
 		return await checkKey(context, work, async (table, recordKey, now) => {
 			const index = await usableIndexOf(context, table, work.scope, now);
 			if (index?.hasNoRows(recordKey, now) === true) return { state: 'free' };
@@ -193,14 +194,14 @@ export const record = {
 		});
 	},
 
-	async finish(context: RecordContext, done: Finished, gather?: Gather) {
-		await onTable(context, async (table) => await writeDone(context, table, done, gather));
+	async finish(context: RecordContext, done: Finished) {
+		await onTable(context, async (table) => await writeDone(context, table, done));
 	},
 
 	// For work that has happened, which must never be done again because its row came late: counted
 	// as done here at once when n8n's API does not take the write. Never throws.
-	async finishAndKeepTrying(context: RecordContext, done: Finished, gather?: Gather) {
-		await record.finish(context, done, gather).catch(async (error: Error) => {
+	async finishAndKeepTrying(context: RecordContext, done: Finished) {
+		await record.finish(context, done).catch(async (error: Error) => {
 			const recordKey = recordKeyOf(done.work.scope, done.work.key);
 			const counted = countAsDone(context, recordKey, done.detail);
 			if (counted) {

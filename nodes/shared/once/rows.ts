@@ -38,11 +38,14 @@ export const DEFAULT_RECORD_WINDOWS: RecordWindows = {
 };
 
 type Done = { state: 'done'; at: number; detail: string };
-export type CheckResult = Done | { state: 'running'; since: number } | { state: 'free' };
-/** A claim's outcome: `Claimed` (its own), done, or held by another claim. */
-export type Outcome<Claimed> = Claimed | Done | { state: 'running'; since?: number };
+type Free = { state: 'free' };
+/**
+ * The one answer about a key: `done` (when, and what the work left), `running` (a live claim holds
+ * it, taken at `since`) or `Open`: `free` for a check; for a claim, `claimed` and what it took.
+ */
+export type Found<Open = Free> = Open | Done | { state: 'running'; since?: number };
 
-type ClaimDecision = Outcome<
+type ClaimDecision = Found<
 	/** `lapsedClaimAt`: when the latest claim past the claim window was taken (its process died). */
 	| { state: 'claimed'; lapsedClaimAt?: number }
 	/** Our own row is gone (deleted meanwhile, e.g. by hand): claim again. */
@@ -80,7 +83,7 @@ export function decideRead(
 	rows: RecordRow[],
 	now: number,
 	windows: RecordWindows = DEFAULT_RECORD_WINDOWS,
-): CheckResult {
+): Found {
 	const [done] = rows
 		.filter((row) => row.state === 'done' && row.stateAt >= now - windows.retentionMs)
 		.sort((a, b) => b.stateAt - a.stateAt);

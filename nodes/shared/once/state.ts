@@ -1,7 +1,6 @@
 import type { RecordTarget } from '../recordApi';
 import type { Finished, RecordFilter } from './rows';
 import type { ScopeIndex } from './scopeIndex';
-import type { Table } from './table';
 
 // All the once module keeps in this process's memory: caches of the record (the data table is what
 // lasts), the work in hand and writes still being tried. Nothing here has to outlive the process.
@@ -15,7 +14,7 @@ export interface Waiting<I, O> {
 	asCallers: (error: unknown) => unknown;
 }
 
-/** `joined`: while an idle lane gathers, tells it that a call joined. */
+/** `joined`: while an idle lane gathers (see GATHER), tells it that a call joined. */
 export type Lane = {
 	busy: boolean;
 	waiting: Array<Waiting<unknown, unknown>>;
@@ -35,6 +34,9 @@ export type WaitingWrite = { what: string; ifGivenUp: string; since: number } & 
 );
 
 /** The writes waiting for one table and key, and whether a loop is retrying them. */
+/** A data table of the record: the API it is reached through and its id. */
+export type Table = { target: RecordTarget; id: string };
+
 export type WriteQueue = { table: Table; waiting: WaitingWrite[]; retrying: boolean };
 
 /** One data table (API URL and table id), whichever key reached it. */
@@ -54,8 +56,8 @@ export interface TableMemory {
 export const DEFAULT_ONCE_LIMITS = {
 	/** Writes waiting in one queue (one table and key). */
 	maxWaitingWrites: 10_000,
-	/** Keys done that only this process's memory holds as done (pendingDone). */
-	maxPendingDone: 10_000,
+	/** Keys done that only this process's memory holds as done (doneOnlyInMemory). */
+	maxDoneOnlyInMemory: 10_000,
 	/** A queue whose writes still fail warns again after this long. */
 	warnEveryMs: 15 * 60 * 1000,
 };
@@ -68,7 +70,7 @@ const freshState = () => ({
 	tables: new Map<string, TableMemory>(),
 	lanes: new Map<string, Lane>(),
 	/** Work done whose `done` row n8n's API has not taken yet, by record key: counts as done here. */
-	pendingDone: new Map<string, { at: number; detail: string }>(),
+	doneOnlyInMemory: new Map<string, { at: number; detail: string }>(),
 	holds: new Map<string, Hold>(),
 	/** Items this process's webhook calls handed to their runs, with the hold if any. */
 	receivedHere: new WeakMap<object, Hold | undefined>(),
@@ -81,7 +83,7 @@ export const state = freshState();
 /** For tests: the process as if it had just started. */
 export const resetOnceState = (): void => void Object.assign(state, freshState());
 
-export function memoryOfTable(table: { target: RecordTarget; id: string }): TableMemory {
+export function memoryOfTable(table: Table): TableMemory {
 	const key = `${table.target.baseUrl} ${table.id}`;
 	const memory = state.tables.get(key) ?? {
 		writeQueues: new Map(),

@@ -10,11 +10,11 @@ import {
 	type RecordContext,
 	type RecordTarget,
 } from '../recordApi';
-import { inBatch, type Gather } from './batches';
-import { memoryOfTable, state, type Lane } from './state';
+import { inBatch } from './batches';
+import { memoryOfTable, state, type Lane, type Table } from './state';
 import { RECORD_COLUMNS, anyOf, rowsOf, type RecordFilter, type RecordRow } from './rows';
 
-export type Table = { target: RecordTarget; id: string };
+export type { Table } from './state';
 
 /** Tells the indexes of the table's scopes of rows this process inserted (see scopeIndex.ts). */
 function tellIndexes(table: Table, rows: RecordRow[]) {
@@ -110,9 +110,8 @@ const batched = async <I, O>(
 	table: Table,
 	kind: string,
 	item: I,
-	gather: Gather | undefined,
 	run: (items: I[]) => Promise<O[]>,
-): Promise<O> => await inBatch(laneOf(kind, table), item, run, asCallersOf(context), gather);
+): Promise<O> => await inBatch(laneOf(kind, table), item, run, asCallersOf(context));
 
 /** n8n's public API returns at most this many rows per page (MAX_ITEMS_PER_PAGE, @n8n/api-types). */
 export const PAGE_ROWS = 250;
@@ -140,9 +139,8 @@ export async function rowsOfKey(
 	context: RecordContext,
 	table: Table,
 	recordKey: string,
-	gather?: Gather,
 ): Promise<RecordRow[]> {
-	return await batched(context, table, 'read', recordKey, gather, async (recordKeys) => {
+	return await batched(context, table, 'read', recordKey, async (recordKeys) => {
 		const rows: RecordRow[] = [];
 		for (const keys of inUrlSizedParts([...new Set(recordKeys)])) {
 			const filter = JSON.stringify(anyOf('recordKey', keys));
@@ -180,9 +178,8 @@ export async function insertRow(
 	context: RecordContext,
 	table: Table,
 	row: Omit<RecordRow, 'id'>,
-	gather?: Gather,
 ): Promise<number> {
-	return await batched(context, table, `insert ${row.state}`, row, gather, async (rows) => {
+	return await batched(context, table, `insert ${row.state}`, row, async (rows) => {
 		const inserted = await api(context, table.target, 'POST', rowsPath(table), {
 			body: { data: rows as unknown as IDataObject[], returnType: 'id' },
 		});
@@ -205,7 +202,7 @@ export async function insertRow(
 
 /** Turns a claim's row `done`, its token cleared: false if the row was gone. */
 export async function markRowDone(context: RecordContext, table: Table, id: number) {
-	return await batched(context, table, 'done', id, undefined, async (ids) => {
+	return await batched(context, table, 'done', id, async (ids) => {
 		const path = `${rowsPath(table)}/update`;
 		const data = { state: 'done', stateAt: Date.now(), detail: '' };
 		const body = { filter: anyOf('id', [...new Set(ids)]), data, returnData: true };
@@ -220,8 +217,8 @@ export async function deleteRowsWhere(context: RecordContext, table: Table, filt
 	});
 }
 
-export async function deleteRow(context: RecordContext, table: Table, id: number, gather?: Gather) {
-	await batched(context, table, 'delete', id, gather, async (ids) => {
+export async function deleteRow(context: RecordContext, table: Table, id: number) {
+	await batched(context, table, 'delete', id, async (ids) => {
 		await deleteRowsWhere(context, table, anyOf('id', ids));
 		return ids.map(() => undefined);
 	});

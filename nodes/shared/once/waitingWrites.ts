@@ -8,7 +8,6 @@ import {
 	recordFailureCauseOf,
 	type RecordContext,
 } from '../recordApi';
-import type { Gather } from './batches';
 import {
 	DEFAULT_RECORD_WINDOWS,
 	MAX_RECORD_RETENTION_MS,
@@ -25,9 +24,6 @@ import { deleteRow, deleteRowsWhere, insertRow, markRowDone, onTable, type Table
  * its table and key, retried by one loop per queue. A waiting write is plain data and the loop has
  * a context of no execution: nothing that waits keeps a run, or its execution, alive.
  */
-
-/** The claims whose `done` rows went out together are deleted together. */
-const CLAIMS_DONE_TOGETHER: Gather = { ms: 2, upToMs: 10, until: 100 };
 
 const MINUTE_MS = 60_000;
 const duration = (ms: number) =>
@@ -49,16 +45,15 @@ export async function writeDone(
 	context: RecordContext,
 	table: Table,
 	{ work, claimId, detail }: Finished,
-	gather?: Gather,
 ): Promise<void> {
 	const updatesClaim = claimId !== undefined && detail === '';
 	if (updatesClaim && (await markRowDone(context, table, claimId))) return;
 	const { scope } = work;
 	const recordKey = recordKeyOf(scope, work.key);
 	const row = { scope, recordKey, state: 'done' as const, stateAt: Date.now(), detail };
-	await insertRow(context, table, row, gather);
+	await insertRow(context, table, row);
 	if (claimId === undefined || updatesClaim) return;
-	const gone = { id: claimId, gather: CLAIMS_DONE_TOGETHER, ifLeft: LEFT_BESIDE_DONE };
+	const gone = { id: claimId, ifLeft: LEFT_BESIDE_DONE };
 	await deleteNowOrLater(context, table, `the claim row of ${recordKey}, done`, gone);
 }
 
@@ -80,7 +75,6 @@ export function writeDoneLater(context: RecordContext, table: Table, finished: F
 type Gone = {
 	id?: number;
 	where?: RecordFilter;
-	gather?: Gather;
 	/** Throws a failure no later try may overcome instead of queueing the delete. */
 	throwUnlessTransient?: boolean;
 	/** What the row left in the record means (by default: a claim row, which holds its key). */
@@ -99,7 +93,7 @@ export async function deleteNowOrLater(
 ): Promise<void> {
 	const { id, where } = gone;
 	try {
-		if (where === undefined) await deleteRow(context, table, id as number, gone.gather);
+		if (where === undefined) await deleteRow(context, table, id as number);
 		else await deleteRowsWhere(context, table, where);
 	} catch (failure) {
 		if (gone.throwUnlessTransient === true && !isTransientFailure(failure)) {
@@ -135,7 +129,7 @@ function writeLater(context: RecordContext, table: Table, write: WaitingWrite): 
 /** Undoes what this process assumed while the write waited: it was written, or given up. */
 function settle(queue: WriteQueue, write: WaitingWrite) {
 	if (write.kind === 'done') {
-		state.pendingDone.delete(recordKeyOf(write.done.work.scope, write.done.work.key));
+		state.doneOnlyInMemory.delete(recordKeyOf(write.done.work.scope, write.done.work.key));
 	} else if (write.id !== undefined) {
 		memoryOfTable(queue.table).deletingInBackground.delete(write.id);
 	}

@@ -150,9 +150,7 @@ export class SendOnceAhead {
 		}
 		if (guards.length === 0) return;
 		const checkStarted = Date.now();
-		const free = await Promise.all(
-			guards.map(async (guard) => await guard.checkAhead(guards.length)),
-		);
+		const free = await Promise.all(guards.map(async (guard) => await guard.checkAhead()));
 		measure(this.checkTimes, Date.now() - checkStarted);
 		const toClaim = guards.filter((_, k) => free[k]);
 		if (toClaim.length === 0 || this.intervalMs >= CLAIM_AT_SLOT_FROM_MS) return;
@@ -161,7 +159,7 @@ export class SendOnceAhead {
 		}
 		if (this.closed) return;
 		const claimStarted = Date.now();
-		await Promise.all(toClaim.map(async (guard) => await guard.claimAhead(toClaim.length)));
+		await Promise.all(toClaim.map(async (guard) => await guard.claimAhead()));
 		measure(this.claimTimes, Date.now() - claimStarted);
 	}
 }

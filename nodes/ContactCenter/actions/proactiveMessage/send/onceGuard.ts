@@ -1,12 +1,6 @@
 import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 
-import {
-	once,
-	type Claim,
-	type CheckResult,
-	type Ticket,
-	type Work,
-} from '../../../../shared/once';
+import { once, type Claimed, type Found, type Ticket, type Work } from '../../../../shared/once';
 import { warnIfKeyExpiresSoon, warnIfStorageNearlyFull } from '../../../../shared/recordApi';
 import { withNotSent } from '../../../helpers/nodeErrors';
 import { NOT_RECEIVED_STATUSES } from '../../../helpers/statusOverview';
@@ -67,8 +61,8 @@ export class SendOnceGuard {
 	private ticket: Ticket | undefined;
 
 	/** The record read and the claim taken ahead of the item's turn (see SendOnceAhead), until used. */
-	private checkedAhead: Promise<CheckResult> | undefined;
-	private claimedAhead: Promise<Claim> | undefined;
+	private checkedAhead: Promise<Found> | undefined;
+	private claimedAhead: Promise<Found<Claimed>> | undefined;
 	/** The item's turn to claim came: nothing is claimed ahead any more. */
 	private claiming = false;
 
@@ -119,9 +113,9 @@ export class SendOnceGuard {
 		);
 	}
 
-	/** Reads the record of the message ahead of its turn, with `together` other guards at once; says whether the key is free. */
-	async checkAhead(together: number): Promise<boolean> {
-		this.checkedAhead = once.check(this.context, this.work, { together });
+	/** Reads the record of the message ahead of its turn; says whether the key is free. */
+	async checkAhead(): Promise<boolean> {
+		this.checkedAhead = once.check(this.context, this.work);
 		return await this.checkedAhead.then(
 			(found) => found.state === 'free',
 			// Safe to ignore: earlierSend awaits checkedAhead again and reports its failure as the item's.
@@ -129,10 +123,10 @@ export class SendOnceGuard {
 		);
 	}
 
-	/** Claims the key ahead of the message's turn, with `together` other guards at once. */
-	async claimAhead(together: number): Promise<void> {
+	/** Claims the key ahead of the message's turn. */
+	async claimAhead(): Promise<void> {
 		if (this.claiming) return;
-		this.claimedAhead = once.claim(this.context, this.work, 'send', { together });
+		this.claimedAhead = once.claim(this.context, this.work, 'send');
 		// Safe to ignore: its failure is the item's, which awaits claimedAhead again at its turn and reports it.
 		await this.claimedAhead.catch(() => undefined);
 	}
@@ -142,7 +136,8 @@ export class SendOnceGuard {
 		// Safe to ignore: a claim that failed took nothing to release; its failure was the item's to report.
 		const claimed = await this.claimedAhead?.catch(() => undefined);
 		this.claimedAhead = undefined;
-		if (claimed?.state === 'claimed') await this.releaseQuietly(claimed.ticket);
+		if (claimed?.state === 'claimed')
+			await once.releaseQuietly(this.context, claimed.ticket, this.notReleased);
 	}
 
 	/**
@@ -188,7 +183,7 @@ export class SendOnceGuard {
 			return { kind: 'alreadySent', at: claimed.at, detail: claimed.detail };
 		if (claimed.state === 'running') return { kind: 'running', since: claimed.since };
 		if (claimed.lapsedClaimAt !== undefined) {
-			await this.releaseQuietly(claimed.ticket);
+			await once.releaseQuietly(this.context, claimed.ticket, this.notReleased);
 			return { kind: 'running', since: claimed.lapsedClaimAt, stopped: true };
 		}
 		this.ticket = claimed.ticket;
@@ -198,7 +193,7 @@ export class SendOnceGuard {
 	/** After a failed request: a claim stays on a message that may be out, so that no later run sends it again. */
 	async afterFailure(uncertainAttempts: number): Promise<void> {
 		if (this.ticket === undefined || uncertainAttempts > 0) return;
-		await this.releaseQuietly(this.ticket);
+		await once.releaseQuietly(this.context, this.ticket, this.notReleased);
 		this.ticket = undefined;
 	}
 
@@ -212,13 +207,9 @@ export class SendOnceGuard {
 		await once.finish(this.context, this.ticket, sentDetailText(detail), 'keepTrying');
 	}
 
-	private async releaseQuietly(ticket: Ticket): Promise<void> {
-		await once.release(this.context, ticket).catch((error: Error) => {
-			this.context.logger.warn(
-				`Contact Center: send once key ${this.key} could not be released: ${error.message}`,
-			);
-		});
-	}
+	/** The warning when a release fails (see once.releaseQuietly). */
+	private readonly notReleased = (reason: string) =>
+		`Contact Center: send once key ${this.key} could not be released: ${reason}`;
 }
 
 function customKeyOf(context: IExecuteFunctions, i: number): string {
