@@ -69,9 +69,9 @@ export class SendOnceAhead {
 
 	/** The item's finish, written while the run goes on; the next item with its key waits for it. */
 	finishing(guard: SendOnceGuard, finish: Promise<void>): void {
-		// Safe to ignore: a finish that keeps trying never throws (its row waits for n8n's API
-		// instead, and says so in n8n's log); here it only orders.
-		const done = finish.catch(() => undefined);
+		// Only its end orders the next item: a finish that keeps trying never throws (its row waits
+		// for n8n's API instead, and says so in n8n's log).
+		const done = Promise.allSettled([finish]).then(() => undefined);
 		this.finishOfKey.set(guard.key, done);
 		this.pending.push(done);
 		this.finishesInFlight.add(done);

@@ -127,17 +127,17 @@ export class SendOnceGuard {
 	async claimAhead(): Promise<void> {
 		if (this.claiming) return;
 		this.claimedAhead = once.claim(this.context, this.work, 'send');
-		// Safe to ignore: its failure is the item's, which awaits claimedAhead again at its turn and reports it.
-		await this.claimedAhead.catch(() => undefined);
+		// Waits for it to settle: a failure is the item's, which awaits claimedAhead again at its turn and reports it.
+		await Promise.allSettled([this.claimedAhead]);
 	}
 
 	/** Gives up a claim taken ahead that the item never used (the run stopped before its turn). */
 	async releaseUnused(): Promise<void> {
-		// Safe to ignore: a claim that failed took nothing to release; its failure was the item's to report.
-		const claimed = await this.claimedAhead?.catch(() => undefined);
+		// A claim that failed took nothing to release; its failure was the item's to report.
+		const [claim] = await Promise.allSettled([this.claimedAhead]);
 		this.claimedAhead = undefined;
-		if (claimed?.state === 'claimed')
-			await once.releaseQuietly(this.context, claimed.ticket, this.notReleased);
+		if (claim.status === 'fulfilled' && claim.value?.state === 'claimed')
+			await once.releaseQuietly(this.context, claim.value.ticket, this.notReleased);
 	}
 
 	/**
