@@ -65,7 +65,7 @@ describe(`Send Once at the rate limit (${LIMIT} per ${WINDOW_MS / 1000} s, ${CAM
 		// The token and the record's table, outside the measured campaigns.
 		await runContactCenter(
 			credentials,
-			sendParameters({ contact: '+15550000000', sendOnce: 'message' }),
+			sendParameters({ contact: '+15550000000', sendOnce: 'message', sendOnceStore: 'dataTable' }),
 			[{}],
 			true,
 		);
@@ -88,7 +88,7 @@ describe(`Send Once at the rate limit (${LIMIT} per ${WINDOW_MS / 1000} s, ${CAM
 		const started = Date.now();
 		const { json, error } = await runContactCenter(
 			credentials,
-			sendParameters({ contact: '={{ $json.phone }}', sendOnce: mode, options: AT_THE_LIMIT }),
+			sendParameters({ contact: '={{ $json.phone }}', sendOnce: mode, sendOnceStore: "dataTable", options: AT_THE_LIMIT }),
 			contacts.map((phone) => ({ phone })),
 			true,
 		);

@@ -53,7 +53,7 @@ export class ContactCenter implements INodeType {
 				// fields sit between Resource and Operation like every other operation's, not below Metadata.
 				displayOptions: {
 					show: { resource: ['proactiveMessage'], operation: ['send'] },
-					hide: { sendOnce: ['off'] },
+					hide: { sendOnce: ['off'], sendOnceStore: ['n8n'] },
 				},
 			},
 		],

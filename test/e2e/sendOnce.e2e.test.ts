@@ -17,6 +17,8 @@ const { freshStateDir, readFixture, report, sendAsOtherSender, waitFor }: Json =
 
 const CAMPAIGN = readFixture('send-campaign.json');
 const KEYED_CAMPAIGN = readFixture('send-campaign-keyed.json');
+/** The campaign with its Send node as the editor adds it: Send Once at its default, no Record API credential. */
+const DEFAULTS_CAMPAIGN = readFixture('send-campaign-defaults.json');
 const SEND_NODE = 'Send campaign';
 
 let stack: Json;
@@ -29,10 +31,10 @@ beforeAll(async () => {
 		userFolder: freshStateDir(),
 		n8nPort: 0,
 		simulatorPort: 0,
-		extraWorkflows: [CAMPAIGN, KEYED_CAMPAIGN],
+		extraWorkflows: [CAMPAIGN, KEYED_CAMPAIGN, DEFAULTS_CAMPAIGN],
 		log,
 	});
-	for (const fixture of [CAMPAIGN, KEYED_CAMPAIGN]) {
+	for (const fixture of [CAMPAIGN, KEYED_CAMPAIGN, DEFAULTS_CAMPAIGN]) {
 		await rt.activateWorkflow(instance(), fixture.id);
 		await waitFor(
 			async () =>
@@ -228,6 +230,62 @@ describe('Send Once: a campaign killed half way, then what a user does next', ()
 		expect(notExactlyOnce(c)).toEqual([]);
 		expect(rows.filter((r) => r.outcome === 'accepted').length).toBeGreaterThanOrEqual(90 - 41);
 	});
+});
+
+describe("Send Once at its defaults (n8n's own store, no Record API credential)", () => {
+	test('the first run sends to everyone; run again, it messages nobody twice', async () => {
+		const c = newCampaign(20, 600, 60);
+		sim().options.sendRateLimit = { limit: c.rate, windowMs: c.period * 1000 };
+		const known = new Set((await executionsOf(DEFAULTS_CAMPAIGN)).map((e) => e.id));
+		await start(DEFAULTS_CAMPAIGN, c);
+		const first = await nextFinished(DEFAULTS_CAMPAIGN, known);
+		expect(first.status).toBe('success');
+		const firstRows = await sendOutput(DEFAULTS_CAMPAIGN, first.id);
+		expect(firstRows.map((r) => r.outcome)).toEqual(Array(20).fill('accepted'));
+		known.add(first.id);
+		await start(DEFAULTS_CAMPAIGN, c);
+		const second = await nextFinished(DEFAULTS_CAMPAIGN, known);
+		const secondRows = await sendOutput(DEFAULTS_CAMPAIGN, second.id);
+		expect(secondRows.map((r) => r.outcome)).toEqual(Array(20).fill('already accepted'));
+		expect(notExactlyOnce(c)).toEqual([]);
+	});
+
+	// A kill -9 half way, at the rate the service allows and well above it; then the same campaign again.
+	for (const { rate, count, killAt, leftOut } of [
+		{ rate: 50, count: 400, killAt: 150, leftOut: 5 },
+		{ rate: 2, count: 12, killAt: 5, leftOut: 1 },
+	]) {
+		test(`killed half way at ${rate} a second, run again: nobody messaged twice, at most ${leftOut} left out as "may have been sent"`, async () => {
+			const c = newCampaign(count, rate, 1);
+			sim().options.sendRateLimit = { limit: rate, windowMs: 1000 };
+			const before = new Set((await executionsOf(DEFAULTS_CAMPAIGN)).map((e) => e.id));
+			await start(DEFAULTS_CAMPAIGN, c);
+			const atKill = await killAfter(c, killAt);
+			expect(atKill).toBeLessThan(count);
+			await restart();
+			await rt.waitForWebhook(hookUrl(DEFAULTS_CAMPAIGN));
+			const known = new Set((await executionsOf(DEFAULTS_CAMPAIGN)).map((e) => e.id));
+			for (const id of before) known.add(id);
+			const rerunStarted = Date.now();
+			await start(DEFAULTS_CAMPAIGN, c);
+			const rerun = await nextFinished(DEFAULTS_CAMPAIGN, known);
+			const rows = await sendOutput(DEFAULTS_CAMPAIGN, rerun.id);
+			const counts = outcomes(rows);
+			log(
+				`at ${rate}/s, killed with ${atKill} of ${count} accepted; the rerun took ${((Date.parse(rerun.stoppedAt) - rerunStarted) / 1000).toFixed(1)} s: ${JSON.stringify(counts)}`,
+			);
+			const accepted = acceptedByContact(c);
+			expect(phonesOf(c).filter((p) => (accepted.get(p) ?? 0) > 1)).toEqual([]);
+			const missing = phonesOf(c).filter((p) => !accepted.has(p));
+			expect(missing.length).toBeLessThanOrEqual(leftOut);
+			expect(counts['may have been sent'] ?? 0).toBeLessThanOrEqual(leftOut);
+			// Every contact not messaged is one the rerun reports as "may have been sent".
+			const maybe = new Set(
+				rows.filter((r) => r.outcome === 'may have been sent').map((r) => r.contact),
+			);
+			expect(missing.filter((p) => !maybe.has(p))).toEqual([]);
+		});
+	}
 });
 
 describe('Several campaigns share the rate limit', () => {

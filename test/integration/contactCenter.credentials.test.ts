@@ -24,7 +24,7 @@ describe('Contact Center: a credential not selected in the node', () => {
 	it('names the record credential by its display name when Send Once needs it', async () => {
 		const { error, json } = await runContactCenter(
 			fixture.credentials,
-			sendParameters({ sendOnce: 'message' }),
+			sendParameters({ sendOnce: 'message', sendOnceStore: 'dataTable' }),
 			[{}],
 			true,
 		);

@@ -24,7 +24,7 @@ async function sendTo(phones: string[], continueOnFail = true) {
 		fixture.credentials,
 		sendParameters({
 			contact: '={{ $json.phone }}',
-			sendOnce: 'message',
+			sendOnce: 'message', sendOnceStore: 'dataTable',
 			options: { rateLimitMessages: 20, rateLimitPeriodSeconds: 1 },
 		}),
 		phones.map((phone) => ({ phone })),
@@ -98,7 +98,7 @@ test('at 5 per second, even with a slow record, no key is claimed before the mes
 		fixture.credentials,
 		sendParameters({
 			contact: '={{ $json.phone }}',
-			sendOnce: 'message',
+			sendOnce: 'message', sendOnceStore: 'dataTable',
 			options: { rateLimitMessages: 5, rateLimitPeriodSeconds: 1 },
 		}),
 		contacts.map((phone) => ({ phone })),

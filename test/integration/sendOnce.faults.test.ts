@@ -24,7 +24,7 @@ async function sendTo(contacts: string[]) {
 		fixture.credentials,
 		sendParameters({
 			contact: '={{ $json.phone }}',
-			sendOnce: 'message',
+			sendOnce: 'message', sendOnceStore: 'dataTable',
 			options: { rateLimitMessages: 1000, rateLimitPeriodSeconds: 1 },
 		}),
 		contacts.map((phone) => ({ phone })),

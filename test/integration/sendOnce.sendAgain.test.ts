@@ -27,7 +27,7 @@ async function send(sendAgainTo: string) {
 		fixture.credentials,
 		sendParameters({
 			contact: '={{ $json.phone }}',
-			sendOnce: 'message',
+			sendOnce: 'message', sendOnceStore: 'dataTable',
 			sendAgainTo,
 			options: { rateLimitMessages: 100, rateLimitPeriodSeconds: 1 },
 		}),
@@ -88,7 +88,7 @@ test('the status of the earlier message cannot be read: not sent again, the note
 	const run = async () =>
 		await runContactCenter(
 			fixture.credentials,
-			sendParameters({ contact: phone, sendOnce: 'message', sendAgainTo: 'failed' }),
+			sendParameters({ contact: phone, sendOnce: 'message', sendOnceStore: 'dataTable', sendAgainTo: 'failed' }),
 		);
 	const first = await run();
 	service.sim.settleMessages();

@@ -211,7 +211,7 @@ describe('the row of a failed item (Continue On Fail)', () => {
 		medium: 'TWILIO',
 		channel: 'Appointments SMS',
 		contact: '+31612345678',
-		sendOnce: 'customKey',
+		sendOnce: 'customKey', sendOnceStore: 'dataTable',
 		sendOnceKey: 'reminder-1',
 	};
 	const context = {
@@ -251,7 +251,7 @@ describe('the row of a failed item (Continue On Fail)', () => {
 		expect(row).toMatchObject({ outcome: 'not sent', contact: '' });
 	});
 
-	it('with Include Send Details, has a sendOnceKey column whenever Send Once is on, and none when it is Off (its default)', () => {
+	it('with Include Send Details, has a sendOnceKey column whenever Send Once is on, and none when it is Off; on by default', () => {
 		const withMode = (sendOnce: string | undefined) =>
 			failedSendFields.call(
 				{
@@ -269,6 +269,6 @@ describe('the row of a failed item (Continue On Fail)', () => {
 		expect(withMode('message').sendOnceKey).toBe('');
 		expect(withMode('customKey').sendOnceKey).toBe('reminder-1');
 		expect(withMode('off')).not.toHaveProperty('sendOnceKey');
-		expect(withMode(undefined)).not.toHaveProperty('sendOnceKey');
+		expect(withMode(undefined).sendOnceKey).toBe('');
 	});
 });

@@ -9,6 +9,12 @@ import { state } from './state';
 import { readTableAfresh } from './table';
 
 export { DEFAULT_RECORD_WINDOWS, RECORD_COLUMNS } from './rows';
+export {
+	MAX_MESSAGES as N8N_STORE_MAX_MESSAGES,
+	N8nSendStore,
+	type N8nClaim,
+	type N8nWork,
+} from './n8nStore';
 export type { Found, Work } from './rows';
 
 // "Was this already done?" for write backs and Send Once alike. The words, each with one meaning:
@@ -24,6 +30,8 @@ export type { Found, Work } from './rows';
 // - done: the work succeeded; `finish` writes its `done` row, which answers "done" from then on.
 // - release: giving a claim up, the work not done: its key is free again.
 // - batch: calls of one kind to one table that go to n8n as one call (batches.ts, GATHER).
+// - n8n store: Send Once's other store, n8n's own deduplication store, which needs no credential
+//   (n8nStore.ts); it has marks, not rows, and none of the verbs above.
 //
 // A write back's story: the webhook call claims (once.claim), hands the ticket to its run
 // (handToRun, claimInRun), and the run's end finishes or releases it.

@@ -75,6 +75,8 @@ const freshState = () => ({
 	/** Items this process's webhook calls handed to their runs, with the hold if any. */
 	receivedHere: new WeakMap<object, Hold | undefined>(),
 	productionRunsStayHere: false,
+	/** Send Once's calls to n8n's own store, one line per workflow and node (see n8nStore.ts). */
+	n8nStoreLines: new Map<string, Promise<void>>(),
 	limits: { ...DEFAULT_ONCE_LIMITS }, // tests lower them
 });
 

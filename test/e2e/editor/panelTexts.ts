@@ -76,9 +76,14 @@ export function describePanelTexts(session: () => Json): void {
 			}, 120_000);
 
 			test("Send: the notice is one line, and Resource, Operation, Medium and Send Once's options one line each", async () => {
-				// Send Once is Off on a new node; its notice shows once it is on.
-				expect(await panel.parameterShown(page, 'sendOnce')).toBe('Off');
-				await dialog.chooseParameterOption(page, 'sendOnce', 'Same Message Once');
+				// Send Once is on for a new node, in n8n's store; the notice shows once it is in a data table.
+				expect(await panel.parameterShown(page, 'sendOnce')).toBe('Same Message Once');
+				expect(await panel.parameterShown(page, 'sendOnceStore')).toBe('N8n (No Credential)');
+				await dialog.chooseParameterOption(
+					page,
+					'sendOnceStore',
+					'Data Table (Record API Credential)',
+				);
 				const layout: Json = await texts.sendLayout(page);
 				log(`Send: ${JSON.stringify(layout)}`);
 				expect(layout.noticeLines).toBe(1);
@@ -89,6 +94,7 @@ export function describePanelTexts(session: () => Json): void {
 					'medium',
 					'messageType',
 					'sendOnce',
+					'sendOnceStore',
 					'sendAgainTo',
 				]) {
 					await expectOneLineOptions(name);
@@ -244,7 +250,8 @@ export function describePanelTexts(session: () => Json): void {
 				expect(fields.map((f) => [f.label, f.selected])).toEqual([
 					['Contact Center OAuth2 API', 'Contact Center (simulator)'],
 				]);
-				expect(await panel.parameterShown(page, 'sendOnce')).toBe('Off');
+				expect(await panel.parameterShown(page, 'sendOnce')).toBe('Same Message Once');
+				expect(await panel.parameterShown(page, 'sendOnceStore')).toBe('N8n (No Credential)');
 				await panel.closeNodeSettings(page);
 				await page.keyboard.down('Control');
 				await page.keyboard.press('s');

@@ -245,7 +245,7 @@ export function describeRecordCredentialDialog(session: () => Json): void {
 		});
 
 		describe('a new Send node, with one credential of each type', () => {
-			test('n8n fills in its one credential field (Send Once Off); Send Once on adds the record field, right under Resource and above Operation, above the fold; the notice above Send Once is one line', async () => {
+			test("n8n fills in its one credential field (Send Once in n8n's store); Record Sends In Data Table adds the record field, right under Resource and above Operation, above the fold; its notice is one line", async () => {
 				await keepOneCredentialOfEachType();
 				await panel.openNextStepPanelOfNewWorkflow(page, instance, cookie, 'Send: credentials');
 				await panel.search(page, 'send message');
@@ -253,12 +253,16 @@ export function describeRecordCredentialDialog(session: () => Json): void {
 				await panel.chooseItem(page, 'Send message');
 				const added: Json[] = await dialog.nodeCredentialFields(page);
 				log(`credential fields of a new Send node: ${JSON.stringify(added)}`);
-				// n8n fills in one credential per new node: the OAuth2 one, the only one Send Once Off needs.
+				// n8n fills in one credential per new node: the OAuth2 one, the only one Send at its defaults needs.
 				expect(added.map((field) => field.label)).toEqual([OAUTH2_CREDENTIAL]);
 				expect(added[0].selected).not.toBe('');
 				expect((await texts.sendLayout(page)).notice).toBe('');
 
-				await dialog.chooseParameterOption(page, 'sendOnce', 'Same Message Once');
+				await dialog.chooseParameterOption(
+					page,
+					'sendOnceStore',
+					'Data Table (Record API Credential)',
+				);
 				const fields: Json[] = await dialog.nodeCredentialFields(page);
 				const layout: Json = await texts.sendLayout(page);
 				log(`credential fields: ${JSON.stringify(fields)}; layout: ${JSON.stringify(layout)}`);
@@ -267,9 +271,9 @@ export function describeRecordCredentialDialog(session: () => Json): void {
 				const tops = [layout.resourceTop, ...fields.map((f) => f.top), layout.operationTop];
 				expect(tops).toEqual([...tops].sort((a, b) => a - b));
 				expect(Math.max(...fields.map((f) => f.bottom))).toBeLessThan(layout.viewportHeight);
-				expect(layout.notice).toBe('Send Once needs a Record API credential (top), or Off');
+				expect(layout.notice).toBe('Send Once uses the Record API credential (top)');
 				expect(layout.noticeLines).toBe(1);
-				expect(layout.noticeTop).toBeLessThan(layout.sendOnceTop);
+				expect(layout.noticeTop).toBeGreaterThan(layout.sendOnceTop);
 				await panel.closeNodeSettings(page);
 			});
 		});

@@ -2,9 +2,11 @@ import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
 
 import { BODY_VARIABLE_HINT, BODY_VARIABLE_ITEM_TITLE } from '../../../helpers/templateShorthand';
 import { includeInputFieldsOption } from '../common';
+import { N8N_STORE_MAX_MESSAGES } from '../../../../shared/once';
 import {
 	DEFAULT_SEND_ONCE_HOURS,
 	DEFAULT_SEND_ONCE_MODE,
+	DEFAULT_SEND_ONCE_STORE,
 	MAX_SEND_ONCE_HOURS,
 } from './onceSettings';
 import {
@@ -206,24 +208,12 @@ export const description: INodeProperties[] = [
 		],
 	},
 	{
-		// n8n's editor fills in one credential by itself for a new node (the most recently updated one
-		// of the credential types it shows), never a second: Send Once is Off for a new node so that
-		// its OAuth2 credential is the one filled in and its first run works. A notice can follow
-		// parameters only, not the credentials picked (n8n 2.41.1 gives displayOptions the node's
-		// parameters and settings), so it shows while Send Once is on, kept to one line.
-		displayName: 'Send Once needs a Record API credential (top), or Off',
-		name: 'credentialsNotice',
-		type: 'notice',
-		default: '',
-		displayOptions: show({ sendOnce: ['message', 'customKey'] }),
-	},
-	{
 		displayName: 'Send Once',
 		name: 'sendOnce',
 		type: 'options',
 		default: DEFAULT_SEND_ONCE_MODE,
 		description:
-			'Whether a message this workflow already sent is skipped, so that a rerun or an n8n Retry after a crash messages nobody twice. Turn it on for campaigns; it needs a Contact Center Record API credential (the record is an n8n data table).',
+			'Whether a message this node already sent is skipped, so that a rerun, an n8n Retry or an AI agent calling it again messages nobody twice',
 		options: [
 			{
 				name: 'Same Message Once',
@@ -244,6 +234,42 @@ export const description: INodeProperties[] = [
 		displayOptions: show(),
 	},
 	{
+		displayName:
+			'Messages sent while Send Once is Off are not recorded: turning it on later sends them again',
+		name: 'sendOnceOffNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: show({ sendOnce: ['off'] }),
+	},
+	{
+		displayName: 'Record Sends In',
+		name: 'sendOnceStore',
+		type: 'options',
+		default: DEFAULT_SEND_ONCE_STORE,
+		description: `Where Send Once keeps what this node sent. n8n: no set-up, the last ${N8N_STORE_MAX_MESSAGES.toLocaleString('en-US')} messages of this node; two runs of this workflow at the same moment on two queue-mode workers are not kept apart. Data Table: any number of messages, runs at once on several workers kept apart, and Send Again To.`,
+		options: [
+			{
+				name: 'N8n (No Credential)',
+				value: 'n8n',
+				description: "The store n8n's own Remove Duplicates node uses",
+			},
+			{
+				name: 'Data Table (Record API Credential)',
+				value: 'dataTable',
+				description: 'A data table of this n8n, with a Record API credential',
+			},
+		],
+		displayOptions: show({ sendOnce: ['message', 'customKey'] }),
+	},
+	{
+		// The credential field sits near the top of the node (see the node's credentials).
+		displayName: 'Send Once uses the Record API credential (top)',
+		name: 'credentialsNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: show({ sendOnce: ['message', 'customKey'], sendOnceStore: ['dataTable'] }),
+	},
+	{
 		displayName: 'Send Once Key',
 		name: 'sendOnceKey',
 		type: 'string',
@@ -260,7 +286,7 @@ export const description: INodeProperties[] = [
 		type: 'number',
 		typeOptions: { minValue: 0.01, maxValue: MAX_SEND_ONCE_HOURS, numberPrecision: 2 },
 		default: DEFAULT_SEND_ONCE_HOURS,
-		description: `How long a sent message blocks the same message (or key) from being sent again, at most ${MAX_SEND_ONCE_HOURS}`,
+		description: `How long a sent message blocks the same message (or key) from being sent again, at most ${MAX_SEND_ONCE_HOURS}. Recorded in n8n: at least this long, at most twice as long.`,
 		displayOptions: show({ sendOnce: ['message', 'customKey'] }),
 	},
 	{
@@ -282,7 +308,8 @@ export const description: INodeProperties[] = [
 				description: 'FAILED or DELIVERING_FAILED earlier: sent again, once',
 			},
 		],
-		displayOptions: show({ sendOnce: ['message', 'customKey'] }),
+		// n8n's store keeps no correlationId, so the earlier message's status cannot be read.
+		displayOptions: show({ sendOnce: ['message', 'customKey'], sendOnceStore: ['dataTable'] }),
 	},
 	{
 		displayName: 'Options',

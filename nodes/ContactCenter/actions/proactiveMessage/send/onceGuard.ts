@@ -8,6 +8,7 @@ import { SendFieldError } from './body';
 import {
 	DEFAULT_SEND_ONCE_HOURS,
 	DEFAULT_SEND_ONCE_MODE,
+	DEFAULT_SEND_ONCE_STORE,
 	MAX_SEND_ONCE_HOURS,
 	messageSendOnceKey,
 	parseSentDetail,
@@ -18,6 +19,7 @@ import {
 	type MessageIdentity,
 	type SendAgainTo,
 	type SendOnceMode,
+	type SendOnceStore,
 	type SentDetail,
 } from './onceSettings';
 
@@ -25,6 +27,8 @@ import {
 export type SendOnceSkip =
 	/** `statusNotRead`: why Send Again To could not read the status of the earlier message. */
 	| { kind: 'alreadySent'; at: number; detail: string; statusNotRead?: string }
+	/** Recorded as sent in n8n's store, which keeps no time or correlationId. */
+	| { kind: 'sentEarlier' }
 	/** Another run holds the key, or one stopped while it held it: the message may be out. */
 	| { kind: 'running'; since?: number; stopped?: boolean };
 
@@ -32,12 +36,42 @@ export function sendOnceModeOf(context: IExecuteFunctions, i: number): SendOnceM
 	return String(context.getNodeParameter('sendOnce', i, DEFAULT_SEND_ONCE_MODE)) as SendOnceMode;
 }
 
+/** Where this run's Send Once records (Record Sends In), read once per run. */
+export function sendOnceStoreOf(context: IExecuteFunctions): SendOnceStore {
+	const store = String(context.getNodeParameter('sendOnceStore', 0, DEFAULT_SEND_ONCE_STORE));
+	return store === 'dataTable' ? 'dataTable' : 'n8n';
+}
+
+/**
+ * The item's Send Once Key and Period, or undefined when Send Once is off for it; a wrong Send
+ * Once field throws.
+ */
+export function sendOnceWorkOf(
+	context: IExecuteFunctions,
+	i: number,
+	message: MessageIdentity,
+): { key: string; retentionMs: number } | undefined {
+	const mode = sendOnceModeOf(context, i);
+	if (mode === 'off') return undefined;
+	const retentionMs = sendOnceWindowMs(
+		context.getNodeParameter('sendOncePeriodHours', i, undefined),
+	);
+	if (retentionMs === undefined) {
+		throw new SendFieldError(
+			`'Send Once Period (Hours)' must be a number of hours above 0 and at most ${MAX_SEND_ONCE_HOURS}`,
+			`Enter how long a sent message blocks the same message, e.g. ${DEFAULT_SEND_ONCE_HOURS}`,
+		);
+	}
+	const key = mode === 'customKey' ? customKeyOf(context, i) : messageSendOnceKey(message);
+	return { key, retentionMs };
+}
+
 /**
  * Warns in the run when the record credential's key expires soon or n8n's data table storage is
- * nearly full; only when Send Once is on.
+ * nearly full; only when Send Once records in a data table.
  */
 export async function warnAboutRecord(context: IExecuteFunctions): Promise<void> {
-	if (sendOnceModeOf(context, 0) === 'off') return;
+	if (sendOnceModeOf(context, 0) === 'off' || sendOnceStoreOf(context) !== 'dataTable') return;
 	await warnIfKeyExpiresSoon(context, { readAfresh: true });
 	await warnIfStorageNearlyFull(context);
 }
@@ -85,25 +119,16 @@ export class SendOnceGuard {
 	/** The message's Send Once Key: the same for every sending again of it. */
 	readonly key: string;
 
-	/** The item's guard, or undefined when Send Once is off; a wrong Send Once field throws. */
+	/** The item's guard, or undefined when Send Once is off for it; a wrong Send Once field throws. */
 	static of(
 		context: IExecuteFunctions,
 		i: number,
 		message: MessageIdentity,
 		statusOf: (correlationId: string) => Promise<string>,
 	): SendOnceGuard | undefined {
-		const mode = sendOnceModeOf(context, i);
-		if (mode === 'off') return undefined;
-		const retentionMs = sendOnceWindowMs(
-			context.getNodeParameter('sendOncePeriodHours', i, undefined),
-		);
-		if (retentionMs === undefined) {
-			throw new SendFieldError(
-				`'Send Once Period (Hours)' must be a number of hours above 0 and at most ${MAX_SEND_ONCE_HOURS}`,
-				`Enter how long a sent message blocks the same message, e.g. ${DEFAULT_SEND_ONCE_HOURS}`,
-			);
-		}
-		const key = mode === 'customKey' ? customKeyOf(context, i) : messageSendOnceKey(message);
+		const work = sendOnceWorkOf(context, i, message);
+		if (work === undefined) return undefined;
+		const { key, retentionMs } = work;
 		const sendAgainTo = String(context.getNodeParameter('sendAgainTo', i, 'nobody')) as SendAgainTo;
 		return new SendOnceGuard(
 			context,

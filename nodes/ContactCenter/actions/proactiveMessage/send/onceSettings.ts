@@ -6,11 +6,15 @@ import { createHash } from 'crypto';
  */
 export type SendOnceMode = 'message' | 'customKey' | 'off';
 
+/** On for a new node, recording in n8n's own store, so that it needs no second credential. */
+export const DEFAULT_SEND_ONCE_MODE: SendOnceMode = 'message';
+
 /**
- * Off for a new node: n8n's editor fills in one credential by itself for a new node (the most
- * recently updated one of the credential types it shows), and Send Once needs a second one.
+ * Where Send Once records: `n8n`, n8n's own deduplication store (no credential); `dataTable`, a
+ * data table through a Contact Center Record API credential.
  */
-export const DEFAULT_SEND_ONCE_MODE: SendOnceMode = 'off';
+export type SendOnceStore = 'n8n' | 'dataTable';
+export const DEFAULT_SEND_ONCE_STORE: SendOnceStore = 'n8n';
 
 /** Which messages an earlier run sent are sent again all the same (Send Again To). */
 export type SendAgainTo = 'nobody' | 'failed';

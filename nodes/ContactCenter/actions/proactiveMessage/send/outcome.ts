@@ -195,6 +195,14 @@ export function skippedRow(
 	skip: SendOnceSkip,
 	includeDetails: boolean,
 ): IDataObject {
+	if (skip.kind === 'sentEarlier') {
+		const note = 'Nothing sent again: this node sent this message within the Send Once Period';
+		return row(
+			message,
+			{ outcome: 'already accepted', possibleDuplicate: false, attempts: 0, note },
+			includeDetails,
+		);
+	}
 	if (skip.kind === 'alreadySent') {
 		const detail = parseSentDetail(skip.detail, skip.at);
 		return row(

@@ -5,7 +5,15 @@ import { toNodeError, withNotSent } from '../../../helpers/nodeErrors';
 import { sendPaced, type RetryPolicy } from './pacedSend';
 import { buildSendBody, readMessageAddress, type SendBody } from './body';
 import { SendOnceAhead } from './onceAhead';
-import { SendOnceGuard, warnAboutRecord } from './onceGuard';
+import {
+	SendOnceGuard,
+	sendOnceStoreOf,
+	sendOnceWorkOf,
+	warnAboutRecord,
+	type SendOnceSkip,
+} from './onceGuard';
+import { SendOnceInN8n } from './onceInN8n';
+import type { N8nWork } from '../../../../shared/once';
 import {
 	correlationIdOf,
 	failedSendFields,
@@ -39,17 +47,23 @@ interface SendRun {
 	timeoutMs: number;
 	itemOf: (i: number) => SendItem;
 	ahead: SendOnceAhead;
+	/** Send Once recorded in n8n's own store (Record Sends In: n8n), else undefined. */
+	inN8n?: SendOnceInN8n;
 }
 
 interface SendItem {
 	body: SendBody;
+	/** Send Once in a data table. */
 	guard?: SendOnceGuard;
+	/** Send Once in n8n's store: the message's key and period. */
+	n8nWork?: N8nWork;
 }
 
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const options = this.getNodeParameter('options', 0, {}) as SendOptions;
 	const run = sendRunOf.call(this, options);
 	await warnAboutRecord(this);
+	await run.inN8n?.warnBeforeSending(this.getInputData().length);
 	let results: INodeExecutionData[];
 	try {
 		results = await processItems.call(this, {
@@ -60,6 +74,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 		});
 	} finally {
 		await run.ahead.close();
+		await run.inN8n?.close();
 	}
 	if (options.waitForFinalStatus) {
 		await addFinalStatuses.call(this, results, {
@@ -75,8 +90,9 @@ function sendRunOf(this: IExecuteFunctions, options: SendOptions): SendRun {
 	const pacer = new SendPacer(limit);
 	const maxWaitMinutes = options.rateLimitMaxWaitMinutes ?? DEFAULT_RATE_LIMIT_WAIT_MINUTES;
 	const items = new Map<number, SendItem>();
+	const inN8n = sendOnceStoreOf(this) === 'n8n' ? new SendOnceInN8n(this) : undefined;
 	const itemOf = (i: number): SendItem => {
-		const read = items.get(i) ?? readItem.call(this, i);
+		const read = items.get(i) ?? readItem.call(this, i, inN8n !== undefined);
 		items.set(i, read);
 		return read;
 	};
@@ -91,6 +107,7 @@ function sendRunOf(this: IExecuteFunctions, options: SendOptions): SendRun {
 	return {
 		includeDetails: options.includeSendDetails ?? false,
 		itemOf,
+		inN8n,
 		ahead: new SendOnceAhead(this.getInputData().length, pacer.intervalMs, guardAhead),
 		pacer,
 		policy: {
@@ -105,14 +122,16 @@ function sendRunOf(this: IExecuteFunctions, options: SendOptions): SendRun {
 
 /** One item: its fields read and checked, then its message sent (once, with Send Once). */
 async function sendItem(this: IExecuteFunctions, i: number, run: SendRun): Promise<IDataObject> {
-	const { body, guard } = run.itemOf(i);
+	const { body, guard, n8nWork } = run.itemOf(i);
+	const sendOnceKey = guard?.key ?? n8nWork?.key;
 	const message: MessageFields = {
 		medium: body.medium,
 		channel: body.channel,
 		contact: body.contact,
 		messageType: readMessageAddress.call(this, i).messageType,
-		...(guard ? { sendOnceKey: guard.key } : {}),
+		...(sendOnceKey === undefined ? {} : { sendOnceKey }),
 	};
+	if (n8nWork && run.inN8n) return await sendInN8n.call(this, i, run, run.inN8n, n8nWork, message);
 	if (guard) await run.ahead.turnOf(i, guard);
 	const earlier = await guard?.earlierSend();
 	if (earlier) return skippedRow(message, earlier, run.includeDetails);
@@ -142,10 +161,59 @@ async function sendItem(this: IExecuteFunctions, i: number, run: SendRun): Promi
 	);
 }
 
+/**
+ * One item's message with Send Once in n8n's store: claimed before its send slot (a message sent
+ * earlier is skipped without waiting for one), its sent mark written with the next claim.
+ */
+async function sendInN8n(
+	this: IExecuteFunctions,
+	i: number,
+	run: SendRun,
+	inN8n: SendOnceInN8n,
+	work: N8nWork,
+	message: MessageFields,
+): Promise<IDataObject> {
+	const skip = await inN8n.claim(work);
+	if (skip) return skippedRow(message, skip, run.includeDetails);
+	const { body } = run.itemOf(i);
+	const request = async () =>
+		await contactCenterApiRequest.call(this, 'POST', '/proactive-messaging/', {
+			body,
+			timeoutMs: run.timeoutMs,
+		});
+	let uncertain = 0;
+	const result = await sendPaced<SendOnceSkip>(request, run.pacer, run.policy, {
+		beforeRequest: async () => undefined,
+		afterFailure: async (uncertainAttempts) => {
+			uncertain = uncertainAttempts;
+		},
+	}).catch(async (error: unknown) => {
+		await inN8n.afterFailure(work, uncertain);
+		throw error;
+	});
+	if (result.kind === 'skipped') return skippedRow(message, result.skip, run.includeDetails);
+	const { response, attempts, uncertainAttempts, at } = result;
+	inN8n.sent(work);
+	const correlationId = correlationIdOf(this.getNode(), i, response, uncertainAttempts);
+	const sentAt = new Date(at).toISOString();
+	return sentRow(
+		message,
+		{ correlationId, sentAt, attempts, uncertainAttempts },
+		run.includeDetails,
+	);
+}
+
 /** The item's body and Send Once guard; a field the service would refuse fails the item as not sent. */
-function readItem(this: IExecuteFunctions, i: number): SendItem {
+function readItem(this: IExecuteFunctions, i: number, inN8n: boolean): SendItem {
 	try {
 		const body = buildSendBody.call(this, i);
+		if (inN8n) {
+			const work = sendOnceWorkOf(this, i, body);
+			return {
+				body,
+				...(work ? { n8nWork: { key: work.key, periodMs: work.retentionMs } } : {}),
+			};
+		}
 		const statusOf = async (correlationId: string) =>
 			currentStatusOf(await getStatusOverview.call(this, correlationId));
 		return { body, guard: SendOnceGuard.of(this, i, body, statusOf) };

@@ -1,0 +1,139 @@
+import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
+
+import { state } from './state';
+
+/**
+ * Send Once without a credential: the marks of a Send node's messages in n8n's own deduplication
+ * store (`helpers.checkProcessedAndRecord`, the Remove Duplicates node's store), scope `node`.
+ *
+ * That store only answers "was this value seen?", and records what it had not seen in the same
+ * call. So a message is claimed by recording its claim mark, right before its send (one message
+ * claimed at a time), and the sent marks of the messages accepted since the last claim go in the
+ * same call. A crash therefore leaves at most one claim without its sent mark: the message being
+ * sent, which the next run reports as "may have been sent".
+ *
+ * The Send Once Period: each mark is recorded for the period it falls in and the next one, so a
+ * message counts as sent for at least the period and at most twice the period.
+ *
+ * What it cannot do: n8n's store reads and writes its whole row without a lock, so two runs of the
+ * same node at the same moment in two processes (queue mode workers) can both claim a message.
+ * Within one process the calls of every run are put in one line (state.n8nStoreLines).
+ */
+
+/** The store keeps the last MAX_ENTRIES marks of a node: four per message. */
+export const MARKS_PER_MESSAGE = 4;
+export const MAX_MESSAGES = 10_000;
+const MAX_ENTRIES = MAX_MESSAGES * MARKS_PER_MESSAGE;
+const OPTIONS = { mode: 'entries' as const, maxEntries: MAX_ENTRIES };
+
+export type N8nClaim = 'claimed' | 'sent' | 'maybeSent';
+
+/** One message: its Send Once Key and its Send Once Period. */
+export interface N8nWork {
+	key: string;
+	periodMs: number;
+}
+
+type Mark = 'claim' | 'sent';
+
+export class N8nSendStore {
+	/** Sent marks not written yet: they go with the next call. */
+	private unwrittenSent: string[] = [];
+
+	constructor(private readonly context: IExecuteFunctions) {}
+
+	/** Claims the message's key for the send about to happen, or says why it is not sent. */
+	async claim(work: N8nWork): Promise<N8nClaim> {
+		const { id } = this.context.getWorkflow();
+		if (id === undefined || id === '') {
+			throw new NodeOperationError(
+				this.context.getNode(),
+				'Send Once cannot record: the workflow has no ID',
+				{ description: 'Save the workflow, then run it again. Or set Send Once to Off.' },
+			);
+		}
+		if (typeof this.context.helpers.checkProcessedAndRecord !== 'function') {
+			throw new NodeOperationError(
+				this.context.getNode(),
+				'Send Once cannot record: n8n gives this node no deduplication store where it runs',
+				{ description: 'Set Record Sends In to Data Table, or Send Once to Off.' },
+			);
+		}
+		const claimMarks = marksOf('claim', work);
+		const found = await this.record([...this.unwrittenSent, ...claimMarks], () => {
+			this.unwrittenSent = [];
+		});
+		if (!found.processed.includes(claimMarks[0])) return 'claimed';
+		const sentMarks = marksOf('sent', work);
+		const sent = await this.record(sentMarks);
+		if (sent.processed.includes(sentMarks[0])) return 'sent';
+		// Claimed by a run that never recorded its send: its sent marks, just recorded, go again.
+		await this.remove(sent.new);
+		return 'maybeSent';
+	}
+
+	/** The service accepted the message: its sent marks go with the next call (or close). */
+	sent(work: N8nWork): void {
+		this.unwrittenSent.push(...marksOf('sent', work));
+	}
+
+	/** The send failed and sent nothing: the key is free again. */
+	async release(work: N8nWork): Promise<void> {
+		await this.remove(marksOf('claim', work));
+	}
+
+	/** Writes the sent marks still unwritten. */
+	async close(): Promise<void> {
+		if (this.unwrittenSent.length === 0) return;
+		await this.record(this.unwrittenSent, () => {
+			this.unwrittenSent = [];
+		});
+	}
+
+	/** How many messages the node's store holds now. */
+	async countMessages(): Promise<number> {
+		const count = await this.inLine(
+			async () => await this.context.helpers.getProcessedDataCount('node', OPTIONS),
+		);
+		return Math.ceil(count / MARKS_PER_MESSAGE);
+	}
+
+	private async record(values: string[], written?: () => void) {
+		const found = await this.inLine(
+			async () => await this.context.helpers.checkProcessedAndRecord(values, 'node', OPTIONS),
+		);
+		written?.();
+		return { new: found.new.map(String), processed: found.processed.map(String) };
+	}
+
+	private async remove(values: string[]) {
+		if (values.length === 0) return;
+		await this.inLine(
+			async () => await this.context.helpers.removeProcessed(values, 'node', OPTIONS),
+		);
+	}
+
+	/** Runs the call after every earlier call of this process on the same node's store. */
+	private async inLine<T>(call: () => Promise<T>): Promise<T> {
+		const line = `${this.context.getWorkflow().id}|${this.context.getNode().id}`;
+		const before = state.n8nStoreLines.get(line) ?? Promise.resolve();
+		const result = before.then(call);
+		const settled = result.then(
+			() => undefined,
+			// Safe to ignore: the caller awaits `result` and gets the failure.
+			() => undefined,
+		);
+		state.n8nStoreLines.set(line, settled);
+		void settled.then(() => {
+			if (state.n8nStoreLines.get(line) === settled) state.n8nStoreLines.delete(line);
+		});
+		return await result;
+	}
+}
+
+/** A mark for the period now and the next one. */
+function marksOf(mark: Mark, { key, periodMs }: N8nWork): [string, string] {
+	const period = Math.floor(Date.now() / periodMs);
+	const of = (p: number) => `${mark}|${periodMs}|${p}|${key}`;
+	return [of(period), of(period + 1)];
+}
