@@ -67,28 +67,54 @@ test('a Send node at its defaults sends on its first run and messages nobody twi
 	expect(contacts(8).map((c) => timesMessaged(c.phone))).toEqual(contacts(8).map(() => 1));
 });
 
-test('at no moment of a run does the store hold more than one claim without its sent mark (what a kill -9 leaves)', async () => {
-	const plain = new Set<string>();
-	const original = processedData.checkProcessedAndRecord;
-	let worst = 0;
-	processedData.checkProcessedAndRecord = async function (items, ...rest) {
-		const result = await original.call(this, items, ...rest);
-		for (const item of items as string[]) plain.add(item);
-		const claims = [...plain].filter((mark) => mark.startsWith('claim|'));
-		const unsent = claims.filter((mark) => !plain.has(mark.replace(/^claim\|/, 'sent|')));
-		// Each message has two claim marks (this period and the next).
-		worst = Math.max(worst, unsent.length / 2);
-		return result;
-	};
-	try {
-		const run = await send(contacts(40));
-		expect(run.json.every((row) => row.outcome === 'accepted')).toBe(true);
-	} finally {
-		processedData.checkProcessedAndRecord = original;
-	}
-	expect(worst).toBe(1);
-	// Two calls per message and one at the end: the sent mark goes with the next claim.
-	expect(processedData.calls.checkProcessedAndRecord).toBe(41);
+describe.each([
+	{ rate: 200, count: 40, most: 3 },
+	{ rate: 5, count: 5, most: 1 },
+])('at $rate per second', ({ rate, count, most }) => {
+	test(`at no moment does the store hold more than ${most} claim(s) without a sent mark (what a kill -9 leaves)`, async () => {
+		const plain = new Set<string>();
+		const original = processedData.checkProcessedAndRecord;
+		let worst = 0;
+		processedData.checkProcessedAndRecord = async function (items, ...rest) {
+			const result = await original.call(this, items, ...rest);
+			for (const item of items as string[]) plain.add(item);
+			const claims = [...plain].filter((mark) => mark.startsWith('claim|'));
+			const unsent = claims.filter((mark) => !plain.has(mark.replace(/^claim\|/, 'sent|')));
+			// Each message has two claim marks (this period and the next).
+			worst = Math.max(worst, unsent.length / 2);
+			return result;
+		};
+		try {
+			const run = await send(contacts(count), {
+				...atDefaults,
+				options: { rateLimitMessages: rate, rateLimitPeriodSeconds: 1 },
+			});
+			expect(run.json.every((row) => row.outcome === 'accepted')).toBe(true);
+		} finally {
+			processedData.checkProcessedAndRecord = original;
+		}
+		expect(worst).toBeGreaterThanOrEqual(1);
+		expect(worst).toBeLessThanOrEqual(most);
+		// One call per message (the sent marks go with the next claim) and one at the end.
+		expect(processedData.calls.checkProcessedAndRecord).toBe(count + 1);
+		expect(processedData.calls.removeProcessed).toBe(0);
+	});
+});
+
+test('a rerun skips the messages sent before in a few store calls, with no send slot each; a new contact among them is sent', async () => {
+	const list = contacts(300);
+	await send(list.slice(0, 200));
+	processedData.calls.checkProcessedAndRecord = 0;
+	const started = Date.now();
+	const rerun = await send(list);
+	const calls = processedData.calls.checkProcessedAndRecord;
+	expect(rerun.json.filter((row) => row.outcome === 'already accepted')).toHaveLength(200);
+	expect(rerun.json.filter((row) => row.outcome === 'accepted')).toHaveLength(100);
+	// 200 skipped in batches of 1, 2, 4, ... 128 (two calls each), then 100 sends (one call each).
+	expect(calls).toBeLessThanOrEqual(2 * 8 + 100 + 2);
+	expect(list.map((c) => timesMessaged(c.phone))).toEqual(list.map(() => 1));
+	// 100 sends at 200/s take 0.5 s; 200 skips waited for no send slot.
+	expect(Date.now() - started).toBeLessThan(5000);
 });
 
 test('after a crash: the message whose send was under way is "may have been sent", nobody is messaged twice, the rest is sent', async () => {
@@ -141,6 +167,7 @@ test('Send Once Off records nothing; the store refusing a claim fails the item a
 	const off = await send(contacts(2), { ...atDefaults, sendOnce: 'off' } as typeof atDefaults);
 	expect(off.json.map((row) => row.outcome)).toEqual(['accepted', 'accepted']);
 	expect(processedData.calls.checkProcessedAndRecord).toBe(0);
+	expect(processedData.calls.getProcessedDataCount).toBe(0);
 
 	processedData.failWith = new Error('SQLITE_BUSY: database is locked');
 	const refused = await send(contacts(1, 50));

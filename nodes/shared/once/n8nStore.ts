@@ -42,8 +42,43 @@ export class N8nSendStore {
 
 	constructor(private readonly context: IExecuteFunctions) {}
 
-	/** Claims the message's key for the send about to happen, or says why it is not sent. */
-	async claim(work: N8nWork): Promise<N8nClaim> {
+	/**
+	 * Claims the messages' keys (distinct keys) in one call, or says why each is not to be sent: a
+	 * key claimed before is then checked for its sent mark, all in a second call.
+	 */
+	async claim(works: N8nWork[]): Promise<N8nClaim[]> {
+		this.assertUsable();
+		const claimMarks = works.map((work) => marksOf('claim', work));
+		const found = await this.record([...this.unwrittenSent, ...claimMarks.flat()], () => {
+			this.unwrittenSent = [];
+		});
+		const claimedBefore = new Set(found.processed);
+		const taken = works.filter((_, k) => claimedBefore.has(claimMarks[k][0]));
+		if (taken.length === 0) return works.map(() => 'claimed');
+		const sentMarks = taken.map((work) => marksOf('sent', work));
+		const sent = await this.record(sentMarks.flat());
+		const sentBefore = new Set(sent.processed);
+		// Claimed by a run that never recorded its send: the sent marks just recorded go again.
+		const notSent = sentMarks.filter((marks) => !sentBefore.has(marks[0])).flat();
+		await this.remove(notSent.filter((mark) => sent.new.includes(mark)));
+		const outcomeOf = new Map(
+			taken.map((work, k) => [work, sentBefore.has(sentMarks[k][0]) ? 'sent' : 'maybeSent']),
+		);
+		return works.map((work) => (outcomeOf.get(work) as N8nClaim | undefined) ?? 'claimed');
+	}
+
+	/** The service accepted the message: its sent marks go with the next call (or close). */
+	sent(work: N8nWork): void {
+		this.unwrittenSent.push(...marksOf('sent', work));
+	}
+
+	/** The sends failed or will not happen now, and sent nothing: the keys are free again. */
+	async release(works: N8nWork[]): Promise<void> {
+		await this.remove(works.flatMap((work) => marksOf('claim', work)));
+	}
+
+	/** Throws unless n8n gives this run its store. */
+	private assertUsable(): void {
 		const { id } = this.context.getWorkflow();
 		if (id === undefined || id === '') {
 			throw new NodeOperationError(
@@ -59,27 +94,6 @@ export class N8nSendStore {
 				{ description: 'Set Record Sends In to Data Table, or Send Once to Off.' },
 			);
 		}
-		const claimMarks = marksOf('claim', work);
-		const found = await this.record([...this.unwrittenSent, ...claimMarks], () => {
-			this.unwrittenSent = [];
-		});
-		if (!found.processed.includes(claimMarks[0])) return 'claimed';
-		const sentMarks = marksOf('sent', work);
-		const sent = await this.record(sentMarks);
-		if (sent.processed.includes(sentMarks[0])) return 'sent';
-		// Claimed by a run that never recorded its send: its sent marks, just recorded, go again.
-		await this.remove(sent.new);
-		return 'maybeSent';
-	}
-
-	/** The service accepted the message: its sent marks go with the next call (or close). */
-	sent(work: N8nWork): void {
-		this.unwrittenSent.push(...marksOf('sent', work));
-	}
-
-	/** The send failed and sent nothing: the key is free again. */
-	async release(work: N8nWork): Promise<void> {
-		await this.remove(marksOf('claim', work));
 	}
 
 	/** Writes the sent marks still unwritten. */

@@ -324,6 +324,7 @@ export function describePanelTexts(session: () => Json): void {
 									contact: '={{ $json.phone }}',
 									text: 'Your appointment is tomorrow at 10:00',
 									sendOnce: 'message',
+									sendOnceStore: 'dataTable',
 								},
 								credentials: {
 									contactCenterOAuth2Api: { id: oauth2, name: 'Contact Center (simulator)' },

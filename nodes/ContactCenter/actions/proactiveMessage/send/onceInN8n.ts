@@ -2,15 +2,24 @@ import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 
 import { N8N_STORE_MAX_MESSAGES, N8nSendStore, type N8nWork } from '../../../../shared/once';
 import { withNotSent } from '../../../helpers/nodeErrors';
-import type { SendOnceSkip } from './onceGuard';
+import { sendOnceModeOf, type SendOnceSkip } from './onceGuard';
 
 /**
  * Send Once recorded in n8n's own store (Record Sends In: n8n): each message is claimed right
  * before its send, so a skipped message waits for no send slot, and a crash leaves at most the
  * message being sent as "may have been sent" (see nodes/shared/once/n8nStore.ts).
  */
+/** How many messages one claim call asks about at most, while a rerun skips those sent before. */
+const MAX_SKIP_BATCH = 512;
+
 export class SendOnceInN8n {
 	private readonly store: N8nSendStore;
+	private skipBatch = 1;
+	/** Claims made while the message before was sent, by key, until the item's turn uses them. */
+	private readonly ahead = new Map<
+		string,
+		{ work: N8nWork; claim: Promise<SendOnceSkip | undefined> }
+	>();
 
 	constructor(private readonly context: IExecuteFunctions) {
 		this.store = new N8nSendStore(context);
@@ -21,6 +30,7 @@ export class SendOnceInN8n {
 	 * the node still has a Record API credential (a node set up before Record Sends In existed).
 	 */
 	async warnBeforeSending(itemCount: number): Promise<void> {
+		if (sendOnceModeOf(this.context, 0) === 'off') return;
 		const warn = (message: string) => {
 			this.context.logger.warn(`Contact Center: ${message}`);
 			this.context.addExecutionHints({ message, type: 'warning', location: 'outputPane' });
@@ -40,14 +50,74 @@ export class SendOnceInN8n {
 		}
 	}
 
-	/** Right before the item's send: a reason not to send, or undefined once the message is claimed. */
-	async claim(work: N8nWork): Promise<SendOnceSkip | undefined> {
-		const found = await this.store.claim(work).catch((error: unknown) => {
+	/**
+	 * At the item's turn, before its send slot: a reason not to send, or undefined once claimed.
+	 * While the run skips messages sent before (a rerun), each call also asks about the next items
+	 * (`upcoming`), twice as many each time up to MAX_SKIP_BATCH: their skips are kept for their
+	 * turn, and those it claimed are given back at once (each claims again at its own turn).
+	 */
+	async claimAtTurn(
+		work: N8nWork,
+		upcoming: (count: number) => N8nWork[],
+	): Promise<SendOnceSkip | undefined> {
+		const ahead = this.ahead.get(work.key);
+		this.ahead.delete(work.key);
+		if (ahead) return this.counted(await ahead.claim);
+		const keys = new Set([work.key, ...this.ahead.keys()]);
+		const next: N8nWork[] = [];
+		for (const candidate of this.skipBatch > 1 ? upcoming(this.skipBatch - 1) : []) {
+			if (keys.has(candidate.key)) continue;
+			keys.add(candidate.key);
+			next.push(candidate);
+		}
+		const [found, ...foundNext] = await this.claim([work, ...next]);
+		next.forEach((candidate, k) => {
+			if (foundNext[k])
+				this.ahead.set(candidate.key, { work: candidate, claim: Promise.resolve(foundNext[k]) });
+		});
+		const claimedNext = next.filter((_, k) => foundNext[k] === undefined);
+		if (claimedNext.length > 0) {
+			await this.store.release(claimedNext).catch((error: Error) => {
+				// Still claimed by this run: each is its item's claim at its turn.
+				this.context.logger.warn(
+					`Contact Center: ${claimedNext.length} send once key(s) claimed ahead could not be released in n8n's store (${error.message}); this run sends them at their turn`,
+				);
+				for (const claimed of claimedNext)
+					this.ahead.set(claimed.key, { work: claimed, claim: Promise.resolve(undefined) });
+			});
+		}
+		return this.counted(found);
+	}
+
+	/**
+	 * While a message is sent, claims the next one (`next`), at rates where the store's call does not
+	 * fit between two sends: a crash then leaves up to three messages claimed without their sent
+	 * mark (the one sent before, the one being sent, the next). Not for the same key as the message
+	 * being sent: its sent mark is not known yet.
+	 */
+	claimAhead(next: N8nWork, current: N8nWork): void {
+		if (next.key === current.key || this.ahead.has(next.key)) return;
+		const claim = this.claim([next]).then(([found]) => found);
+		this.ahead.set(next.key, { work: next, claim });
+		// Safe to ignore: the next item awaits this claim at its turn and reports its failure there.
+		void claim.catch(() => undefined);
+	}
+
+	/** The size of the next claim call: doubles while messages are skipped, one once one is sent. */
+	private counted(skip: SendOnceSkip | undefined): SendOnceSkip | undefined {
+		this.skipBatch = skip ? Math.min(MAX_SKIP_BATCH, this.skipBatch * 2) : 1;
+		return skip;
+	}
+
+	private async claim(works: N8nWork[]): Promise<Array<SendOnceSkip | undefined>> {
+		const found = await this.store.claim(works).catch((error: unknown) => {
 			throw notRecorded(this.context, error);
 		});
-		if (found === 'claimed') return undefined;
-		if (found === 'sent') return { kind: 'sentEarlier' };
-		return { kind: 'running' };
+		return found.map((claim) => {
+			if (claim === 'claimed') return undefined;
+			if (claim === 'sent') return { kind: 'sentEarlier' };
+			return { kind: 'running' };
+		});
 	}
 
 	/** The service accepted the message. */
@@ -58,7 +128,7 @@ export class SendOnceInN8n {
 	/** The send failed; a message that cannot be out is free again. */
 	async afterFailure(work: N8nWork, uncertainAttempts: number): Promise<void> {
 		if (uncertainAttempts > 0) return;
-		await this.store.release(work).catch((error: Error) => {
+		await this.store.release([work]).catch((error: Error) => {
 			// The claim stays: the next run reports the message as "may have been sent".
 			this.context.logger.warn(
 				`Contact Center: send once key ${work.key} could not be released in n8n's store: ${error.message}`,
@@ -72,6 +142,13 @@ export class SendOnceInN8n {
 	 * as "may have been sent" (their claims are in).
 	 */
 	async close(): Promise<void> {
+		for (const { work, claim } of this.ahead.values()) {
+			// A claim whose item never came (the run stopped on an error) is given back.
+			const [found] = await Promise.allSettled([claim]);
+			if (found.status === 'fulfilled' && found.value === undefined)
+				await this.afterFailure(work, 0);
+		}
+		this.ahead.clear();
 		await this.store.close().catch((error: Error) => {
 			const message = `Send Once could not record the last sends of this run in n8n's store (${error.message}): a rerun reports them as "may have been sent" and does not send them again`;
 			this.context.logger.error(`Contact Center: ${message}`);

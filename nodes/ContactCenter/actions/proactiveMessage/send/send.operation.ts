@@ -49,6 +49,7 @@ interface SendRun {
 	ahead: SendOnceAhead;
 	/** Send Once recorded in n8n's own store (Record Sends In: n8n), else undefined. */
 	inN8n?: SendOnceInN8n;
+	itemCount: number;
 }
 
 interface SendItem {
@@ -108,6 +109,7 @@ function sendRunOf(this: IExecuteFunctions, options: SendOptions): SendRun {
 		includeDetails: options.includeSendDetails ?? false,
 		itemOf,
 		inN8n,
+		itemCount: this.getInputData().length,
 		ahead: new SendOnceAhead(this.getInputData().length, pacer.intervalMs, guardAhead),
 		pacer,
 		policy: {
@@ -173,7 +175,7 @@ async function sendInN8n(
 	work: N8nWork,
 	message: MessageFields,
 ): Promise<IDataObject> {
-	const skip = await inN8n.claim(work);
+	const skip = await inN8n.claimAtTurn(work, (count) => upcomingN8nWork(run, i, count));
 	if (skip) return skippedRow(message, skip, run.includeDetails);
 	const { body } = run.itemOf(i);
 	const request = async () =>
@@ -183,7 +185,13 @@ async function sendInN8n(
 		});
 	let uncertain = 0;
 	const result = await sendPaced<SendOnceSkip>(request, run.pacer, run.policy, {
-		beforeRequest: async () => undefined,
+		beforeRequest: async () => {
+			if (run.pacer.intervalMs < CLAIM_AHEAD_BELOW_MS) {
+				const [next] = upcomingN8nWork(run, i, 1);
+				if (next) inN8n.claimAhead(next, work);
+			}
+			return undefined;
+		},
 		afterFailure: async (uncertainAttempts) => {
 			uncertain = uncertainAttempts;
 		},
@@ -201,6 +209,26 @@ async function sendInN8n(
 		{ correlationId, sentAt, attempts, uncertainAttempts },
 		run.includeDetails,
 	);
+}
+
+/**
+ * Sends closer than this (above about 6 per second) leave no room for a call to n8n's store
+ * between two of them: the next message is claimed while the current one is sent.
+ */
+const CLAIM_AHEAD_BELOW_MS = 150;
+
+/** The keys and periods of the `count` items after item `i`, leaving out those with none or wrong fields. */
+function upcomingN8nWork(run: SendRun, i: number, count: number): N8nWork[] {
+	const works: N8nWork[] = [];
+	for (let item = i + 1; item < Math.min(run.itemCount, i + 1 + count); item++) {
+		try {
+			const { n8nWork } = run.itemOf(item);
+			if (n8nWork) works.push(n8nWork);
+		} catch {
+			// Safe to ignore: the item reads its fields again when its turn comes, and fails there.
+		}
+	}
+	return works;
 }
 
 /** The item's body and Send Once guard; a field the service would refuse fails the item as not sent. */
