@@ -1,4 +1,4 @@
-/* eslint-disable no-console -- benchmarks run in jest on a developer machine, never inside n8n */
+/* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- benchmarks run in jest on a developer machine, never inside n8n: they read /proc and sample on a timer */
 /**
  * Send Once at its default (recorded in n8n's own deduplication store) against Send Once Off, in
  * one real n8n (one process, SQLite), 5,000 contacts at 50 sends per second: the share of the
