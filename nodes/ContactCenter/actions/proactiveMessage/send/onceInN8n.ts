@@ -15,7 +15,7 @@ const MAX_SKIP_BATCH = 512;
 export class SendOnceInN8n {
 	private readonly store: N8nSendStore;
 	private skipBatch = 1;
-	/** Claims made while the message before was sent, by key, until the item's turn uses them. */
+	/** What an earlier call found of later items (a skip, or this run's claim), by key, until their turn. */
 	private readonly ahead = new Map<
 		string,
 		{ work: N8nWork; claim: Promise<SendOnceSkip | undefined> }
@@ -52,55 +52,45 @@ export class SendOnceInN8n {
 
 	/**
 	 * At the item's turn, before its send slot: a reason not to send, or undefined once claimed.
-	 * While the run skips messages sent before (a rerun), each call also asks about the next items
-	 * (`upcoming`), twice as many each time up to MAX_SKIP_BATCH: their skips are kept for their
-	 * turn, and those it claimed are given back at once (each claims again at its own turn).
+	 * The call also claims the next `keepAhead` items (fast rates, where one call a message would
+	 * slow the sends), kept for their turn. While the run skips messages sent before (a rerun), it
+	 * asks about more of the next items (`upcoming`), twice as many each time up to MAX_SKIP_BATCH:
+	 * their skips are kept for their turn, and those claimed beyond `keepAhead` are given back at
+	 * once (each claims again at its own turn).
 	 */
 	async claimAtTurn(
 		work: N8nWork,
 		upcoming: (count: number) => N8nWork[],
+		keepAhead: number,
 	): Promise<SendOnceSkip | undefined> {
 		const ahead = this.ahead.get(work.key);
 		this.ahead.delete(work.key);
 		if (ahead) return this.counted(await ahead.claim);
 		const keys = new Set([work.key, ...this.ahead.keys()]);
 		const next: N8nWork[] = [];
-		for (const candidate of this.skipBatch > 1 ? upcoming(this.skipBatch - 1) : []) {
+		for (const candidate of upcoming(Math.max(keepAhead, this.skipBatch - 1))) {
 			if (keys.has(candidate.key)) continue;
 			keys.add(candidate.key);
 			next.push(candidate);
 		}
 		const [found, ...foundNext] = await this.claim([work, ...next]);
+		const giveBack: N8nWork[] = [];
 		next.forEach((candidate, k) => {
-			if (foundNext[k])
+			if (foundNext[k] !== undefined || k < keepAhead) {
 				this.ahead.set(candidate.key, { work: candidate, claim: Promise.resolve(foundNext[k]) });
+			} else giveBack.push(candidate);
 		});
-		const claimedNext = next.filter((_, k) => foundNext[k] === undefined);
-		if (claimedNext.length > 0) {
-			await this.store.release(claimedNext).catch((error: Error) => {
+		if (giveBack.length > 0) {
+			await this.store.release(giveBack).catch((error: Error) => {
 				// Still claimed by this run: each is its item's claim at its turn.
 				this.context.logger.warn(
-					`Contact Center: ${claimedNext.length} send once key(s) claimed ahead could not be released in n8n's store (${error.message}); this run sends them at their turn`,
+					`Contact Center: ${giveBack.length} send once key(s) claimed ahead could not be released in n8n's store (${error.message}); this run sends them at their turn`,
 				);
-				for (const claimed of claimedNext)
+				for (const claimed of giveBack)
 					this.ahead.set(claimed.key, { work: claimed, claim: Promise.resolve(undefined) });
 			});
 		}
 		return this.counted(found);
-	}
-
-	/**
-	 * While a message is sent, claims the next one (`next`), at rates where the store's call does not
-	 * fit between two sends: a crash then leaves up to three messages claimed without their sent
-	 * mark (the one sent before, the one being sent, the next). Not for the same key as the message
-	 * being sent: its sent mark is not known yet.
-	 */
-	claimAhead(next: N8nWork, current: N8nWork): void {
-		if (next.key === current.key || this.ahead.has(next.key)) return;
-		const claim = this.claim([next]).then(([found]) => found);
-		this.ahead.set(next.key, { work: next, claim });
-		// Safe to ignore: the next item awaits this claim at its turn and reports its failure there.
-		void claim.catch(() => undefined);
 	}
 
 	/** The size of the next claim call: doubles while messages are skipped, one once one is sent. */

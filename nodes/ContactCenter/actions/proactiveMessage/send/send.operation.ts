@@ -175,7 +175,9 @@ async function sendInN8n(
 	work: N8nWork,
 	message: MessageFields,
 ): Promise<IDataObject> {
-	const skip = await inN8n.claimAtTurn(work, (count) => upcomingN8nWork(run, i, count));
+	const keepAhead = run.pacer.intervalMs < CLAIM_TWO_BELOW_MS ? 1 : 0;
+	const upcoming = (count: number) => upcomingN8nWork(run, i, count);
+	const skip = await inN8n.claimAtTurn(work, upcoming, keepAhead);
 	if (skip) return skippedRow(message, skip, run.includeDetails);
 	const { body } = run.itemOf(i);
 	const request = async () =>
@@ -185,13 +187,7 @@ async function sendInN8n(
 		});
 	let uncertain = 0;
 	const result = await sendPaced<SendOnceSkip>(request, run.pacer, run.policy, {
-		beforeRequest: async () => {
-			if (run.pacer.intervalMs < CLAIM_AHEAD_BELOW_MS) {
-				const [next] = upcomingN8nWork(run, i, 1);
-				if (next) inN8n.claimAhead(next, work);
-			}
-			return undefined;
-		},
+		beforeRequest: async () => undefined,
 		afterFailure: async (uncertainAttempts) => {
 			uncertain = uncertainAttempts;
 		},
@@ -212,10 +208,11 @@ async function sendInN8n(
 }
 
 /**
- * Sends closer than this (above about 6 per second) leave no room for a call to n8n's store
- * between two of them: the next message is claimed while the current one is sent.
+ * Sends closer than this (above about 6 per second) leave little room for a call to n8n's store
+ * between two of them: each call claims two messages, so a crash leaves up to two claims without
+ * their sent mark.
  */
-const CLAIM_AHEAD_BELOW_MS = 150;
+const CLAIM_TWO_BELOW_MS = 150;
 
 /** The keys and periods of the `count` items after item `i`, leaving out those with none or wrong fields. */
 function upcomingN8nWork(run: SendRun, i: number, count: number): N8nWork[] {
