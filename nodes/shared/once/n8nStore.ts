@@ -7,10 +7,10 @@ import { state } from './state';
  * store (`helpers.checkProcessedAndRecord`, the Remove Duplicates node's store), scope `node`.
  *
  * That store only answers "was this value seen?", and records what it had not seen in the same
- * call. So a message is claimed by recording its claim mark, right before its send (one message
- * claimed at a time), and the sent marks of the messages accepted since the last claim go in the
- * same call. A crash therefore leaves at most one claim without its sent mark: the message being
- * sent, which the next run reports as "may have been sent".
+ * call. So a message is claimed by recording its claim mark, right before its send (Send claims
+ * one message a call, two at fast rates), and the sent marks of the messages accepted since the
+ * last claim go in the same call. A crash therefore leaves only the claims of the messages being
+ * sent without their sent mark, which the next run reports as "may have been sent".
  *
  * The Send Once Period: each mark is recorded for the period it falls in and the next one, so a
  * message counts as sent for at least the period and at most twice the period.

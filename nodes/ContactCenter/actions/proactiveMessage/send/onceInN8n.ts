@@ -4,22 +4,20 @@ import { N8N_STORE_MAX_MESSAGES, N8nSendStore, type N8nWork } from '../../../../
 import { withNotSent } from '../../../helpers/nodeErrors';
 import { sendOnceModeOf, type SendOnceSkip } from './onceGuard';
 
-/**
- * Send Once recorded in n8n's own store (Record Sends In: n8n): each message is claimed right
- * before its send, so a skipped message waits for no send slot, and a crash leaves at most the
- * message being sent as "may have been sent" (see nodes/shared/once/n8nStore.ts).
- */
 /** How many messages one claim call asks about at most, while a rerun skips those sent before. */
 const MAX_SKIP_BATCH = 512;
 
+/**
+ * Send Once recorded in n8n's own store (Record Sends In: n8n): each message is claimed right
+ * before its send (two in one call at fast rates), so a skipped message waits for no send slot,
+ * and a crash leaves at most the messages being sent (one, or two at fast rates) as "may have been
+ * sent" (see nodes/shared/once/n8nStore.ts).
+ */
 export class SendOnceInN8n {
 	private readonly store: N8nSendStore;
 	private skipBatch = 1;
 	/** What an earlier call found of later items (a skip, or this run's claim), by key, until their turn. */
-	private readonly ahead = new Map<
-		string,
-		{ work: N8nWork; claim: Promise<SendOnceSkip | undefined> }
-	>();
+	private readonly ahead = new Map<string, { work: N8nWork; found: SendOnceSkip | undefined }>();
 
 	constructor(private readonly context: IExecuteFunctions) {
 		this.store = new N8nSendStore(context);
@@ -65,7 +63,7 @@ export class SendOnceInN8n {
 	): Promise<SendOnceSkip | undefined> {
 		const ahead = this.ahead.get(work.key);
 		this.ahead.delete(work.key);
-		if (ahead) return this.counted(await ahead.claim);
+		if (ahead) return this.counted(ahead.found);
 		const keys = new Set([work.key, ...this.ahead.keys()]);
 		const next: N8nWork[] = [];
 		for (const candidate of upcoming(Math.max(keepAhead, this.skipBatch - 1))) {
@@ -77,7 +75,7 @@ export class SendOnceInN8n {
 		const giveBack: N8nWork[] = [];
 		next.forEach((candidate, k) => {
 			if (foundNext[k] !== undefined || k < keepAhead) {
-				this.ahead.set(candidate.key, { work: candidate, claim: Promise.resolve(foundNext[k]) });
+				this.ahead.set(candidate.key, { work: candidate, found: foundNext[k] });
 			} else giveBack.push(candidate);
 		});
 		if (giveBack.length > 0) {
@@ -87,7 +85,7 @@ export class SendOnceInN8n {
 					`Contact Center: ${giveBack.length} send once key(s) claimed ahead could not be released in n8n's store (${error.message}); this run sends them at their turn`,
 				);
 				for (const claimed of giveBack)
-					this.ahead.set(claimed.key, { work: claimed, claim: Promise.resolve(undefined) });
+					this.ahead.set(claimed.key, { work: claimed, found: undefined });
 			});
 		}
 		return this.counted(found);
@@ -132,11 +130,9 @@ export class SendOnceInN8n {
 	 * as "may have been sent" (their claims are in).
 	 */
 	async close(): Promise<void> {
-		for (const { work, claim } of this.ahead.values()) {
+		for (const { work, found } of this.ahead.values()) {
 			// A claim whose item never came (the run stopped on an error) is given back.
-			const [found] = await Promise.allSettled([claim]);
-			if (found.status === 'fulfilled' && found.value === undefined)
-				await this.afterFailure(work, 0);
+			if (found === undefined) await this.afterFailure(work, 0);
 		}
 		this.ahead.clear();
 		await this.store.close().catch((error: Error) => {
