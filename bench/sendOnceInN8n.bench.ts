@@ -4,11 +4,12 @@
  * Once off and at its default (Same Message Once), alternated in one n8n, against the simulator
  * at 20 sends per second. The record is n8n's own data table, through its public API.
  */
+import { activateWhenStarted, campaignFigures, runCampaign } from './campaignRun';
 import { e2e, rt, stackForSuite, type Json } from './localStack';
 import { recordSection } from './results';
 import { sideBySideFigures, type SendOnceMode, type SendOnceRound } from './sendOnceFigures';
 
-const { readFixture, waitFor } = e2e;
+const { readFixture } = e2e;
 
 const LIMIT = 60;
 const WINDOW_S = 3;
@@ -43,18 +44,7 @@ describe(`Send Once at the rate limit in n8n ${rt.N8N_VERSION} (${LIMIT} per ${W
 		extraWorkflows: Object.values(workflows),
 	});
 
-	beforeAll(async () => {
-		for (const workflow of Object.values(workflows)) {
-			await rt.activateWorkflow(suite.stack.instance, workflow.id);
-			await waitFor(
-				async () =>
-					(await rt.registeredWebhooks(suite.stack.instance)).some(
-						(r: Json) => r.workflowId === workflow.id,
-					),
-				{ what: `the webhook of ${workflow.id}` },
-			);
-		}
-	}, 900_000);
+	activateWhenStarted(suite, Object.values(workflows));
 
 	async function campaign(mode: SendOnceMode, count = CAMPAIGN): Promise<Round> {
 		await rt.sleep(WINDOW_S * 1000 + 500);
@@ -66,46 +56,15 @@ describe(`Send Once at the rate limit in n8n ${rt.N8N_VERSION} (${LIMIT} per ${W
 			rate: LIMIT,
 			period: WINDOW_S,
 		};
-		const workflow = workflows[mode];
-		const known = new Set(
-			(await rt.listExecutions(suite.stack.instance, { workflowId: workflow.id })).map(
-				(e: Json) => e.id,
-			),
-		);
-		const url = `${suite.stack.instance.baseUrl}/webhook/bench-send-once-${mode}`;
-		await rt.waitForWebhook(url);
-		const res = await fetch(url, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify(c),
-		});
-		expect(res.status).toBe(200);
-		const execution = await waitFor(
-			async () =>
-				(await rt.listExecutions(suite.stack.instance, { workflowId: workflow.id })).find(
-					(e: Json) => !known.has(e.id) && e.stoppedAt,
-				),
-			{ what: `the ${mode} campaign to end`, timeoutMs: 600_000, intervalMs: 250 },
-		);
-		const accepted = (suite.stack.simulator.requests as Json[]).filter(
-			(r) =>
-				r.method === 'POST' &&
-				r.path.replace(/\/+$/, '') === '/proactive-messaging' &&
-				r.status === 200 &&
-				r.body?.metadata?.campaign === c.campaign,
-		);
-		const perContact = new Map<string, number>();
-		for (const r of accepted)
-			perContact.set(r.body.contact, (perContact.get(r.body.contact) ?? 0) + 1);
-		const times = accepted.map((r) => r.at).sort((a, b) => a - b);
-		const spanMs = times[times.length - 1] - times[0];
+		const run = await runCampaign(suite, workflows[mode].id, `bench-send-once-${mode}`, c, 600_000);
+		const { twice, contacts, share, makespanMs } = campaignFigures(run, LIMIT, WINDOW_S * 1000);
 		const round: Round = {
 			mode,
-			accepted: accepted.length,
-			twice: [...perContact.values()].filter((n) => n > 1).length,
-			lost: count - perContact.size,
-			share: spanMs > 0 ? (accepted.length - 1) / ((spanMs / (WINDOW_S * 1000)) * LIMIT) : 0,
-			makespanMs: Date.parse(execution.stoppedAt) - Date.parse(execution.startedAt),
+			accepted: run.accepted.length,
+			twice,
+			lost: count - contacts,
+			share,
+			makespanMs,
 		};
 		console.log(round);
 		return round;

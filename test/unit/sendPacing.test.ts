@@ -23,14 +23,33 @@ describe('send pacing', () => {
 		expect(resolveRateLimit({ rateLimitMessages: 30 })).toEqual({ messages: 30, periodMs: 60_000 });
 	});
 
-	it('hands out evenly spaced slots and does not burst after a slow send', () => {
+	it('hands out evenly spaced slots; after a slow send it makes up 100 ms at most', () => {
 		let now = 0;
 		const pacer = new SendPacer({ messages: 600, periodMs: 60_000 }, () => now);
 		expect(pacer.reserveSlot()).toBe(0);
 		expect(pacer.reserveSlot()).toBe(100);
 		now = 500; // the sends took longer than their slots
 		expect(pacer.reserveSlot()).toBe(0);
+		// One slot of 100 ms made up, then evenly spaced again: no burst after a long stall.
+		expect(pacer.reserveSlot()).toBe(0);
 		expect(pacer.reserveSlot()).toBe(100);
+	});
+
+	it('keeps the rate when sends start a little late now and then', () => {
+		let now = 0;
+		// 50 per second; every fourth send starts 15 ms after its slot (a store call, a pause).
+		const pacer = new SendPacer({ messages: 50, periodMs: 1000 }, () => now);
+		const sentAt: number[] = [];
+		for (let i = 0; i < 200; i++) {
+			now += pacer.reserveSlot();
+			sentAt.push(now);
+			pacer.recordAccepted();
+			now += i % 4 === 3 ? 35 : 5;
+		}
+		const share = (sentAt.length - 1) / (((sentAt[199] - sentAt[0]) / 1000) * 50);
+		expect(share).toBeGreaterThan(0.99);
+		for (let i = 50; i < sentAt.length; i++)
+			expect(sentAt[i] - sentAt[i - 50]).toBeGreaterThanOrEqual(1000);
 	});
 
 	it('never lets more than the quota through in one window counted from the answers', () => {

@@ -8,7 +8,7 @@ import { state } from './state';
  *
  * That store only answers "was this value seen?", and records what it had not seen in the same
  * call. So a message is claimed by recording its claim mark, right before its send (Send claims
- * one message a call, two at fast rates), and the sent marks of the messages accepted since the
+ * one message a call, up to five at fast rates), and the sent marks of the messages accepted since the
  * last claim go in the same call. A crash therefore leaves only the claims of the messages being
  * sent without their sent mark, which the next run reports as "may have been sent".
  *

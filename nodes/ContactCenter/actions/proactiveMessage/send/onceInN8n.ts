@@ -9,9 +9,9 @@ const MAX_SKIP_BATCH = 512;
 
 /**
  * Send Once recorded in n8n's own store (Record Sends In: n8n): each message is claimed right
- * before its send (two in one call at fast rates), so a skipped message waits for no send slot,
- * and a crash leaves at most the messages being sent (one, or two at fast rates) as "may have been
- * sent" (see nodes/shared/once/n8nStore.ts).
+ * before its send (up to five in one call at fast rates), so a skipped message waits for no send
+ * slot, and a crash leaves at most the messages of the last call (one at 6 per second or slower,
+ * five at 50 per second) as "may have been sent" (see nodes/shared/once/n8nStore.ts).
  */
 export class SendOnceInN8n {
 	private readonly store: N8nSendStore;

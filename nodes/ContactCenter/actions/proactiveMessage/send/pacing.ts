@@ -72,8 +72,15 @@ export function retryDelayMs(
 }
 
 /**
- * Hands out send slots: evenly spaced at the configured rate, and never more than the window's
- * quota within one window. The window is counted from the moments the service *answered* earlier
+ * A send that starts late (the one before it took longer than its interval) is made up by the next
+ * sends, by up to this much: short stalls do not lower the rate, and a long one is not followed by
+ * a burst.
+ */
+const MAX_CATCH_UP_MS = 100;
+
+/**
+ * Hands out send slots: evenly spaced at the configured rate (a late start made up by up to
+ * MAX_CATCH_UP_MS), and never more than the window's quota within one window. The window is counted from the moments the service *answered* earlier
  * sends: the service counted each of them no later than that, so a send that waits a full window
  * after the answer cannot be refused for it, whatever the network latency.
  */
@@ -103,7 +110,7 @@ export class SendPacer {
 				? this.acceptedAt[this.acceptedAt.length - this.quota] + this.windowMs
 				: now;
 		const slot = Math.max(evenSlot, windowFreesAt);
-		this.nextSlotAt = slot + this.intervalMs;
+		this.nextSlotAt = Math.max(this.nextSlotAt ?? slot, slot - MAX_CATCH_UP_MS) + this.intervalMs;
 		return slot - now;
 	}
 

@@ -175,7 +175,7 @@ async function sendInN8n(
 	work: N8nWork,
 	message: MessageFields,
 ): Promise<IDataObject> {
-	const keepAhead = run.pacer.intervalMs < CLAIM_TWO_BELOW_MS ? 1 : 0;
+	const keepAhead = claimsPerCall(run.pacer.intervalMs) - 1;
 	const upcoming = (count: number) => upcomingN8nWork(run, i, count);
 	const skip = await inN8n.claimAtTurn(work, upcoming, keepAhead);
 	if (skip) return skippedRow(message, skip, run.includeDetails);
@@ -208,11 +208,17 @@ async function sendInN8n(
 }
 
 /**
- * Sends closer than this (above about 6 per second) leave little room for a call to n8n's store
- * between two of them: each call claims two messages, so a crash leaves up to two claims without
- * their sent mark.
+ * How many messages one call to n8n's store claims: those due within CLAIM_WINDOW_MS, at least one
+ * and at most MAX_CLAIMS_PER_CALL. Each call reads and writes the node's whole store, so at fast
+ * rates one call a message would slow the sends; a crash leaves up to one call's claims without
+ * their sent mark (one at 6 per second or slower, five at 50 per second).
  */
-const CLAIM_TWO_BELOW_MS = 150;
+function claimsPerCall(intervalMs: number): number {
+	if (intervalMs <= 0) return MAX_CLAIMS_PER_CALL;
+	return Math.min(MAX_CLAIMS_PER_CALL, Math.max(1, Math.floor(CLAIM_WINDOW_MS / intervalMs)));
+}
+const CLAIM_WINDOW_MS = 150;
+const MAX_CLAIMS_PER_CALL = 5;
 
 /** The keys and periods of the `count` items after item `i`, leaving out those with none or wrong fields. */
 function upcomingN8nWork(run: SendRun, i: number, count: number): N8nWork[] {
