@@ -16,6 +16,7 @@ import { lookupProperties, runLookup } from './lookup.endpoint';
 import { notificationProperties } from './notification.endpoint';
 import { failWithReport, refuse, reportCallOf, reportKeptInMemory, reportOf } from './reports';
 import { checkSigningSecret, readSignedBody } from './signedRequest';
+import { startSampleCall, testEventProperties } from './sampleCall';
 import { computedWebhookFields } from './webhookFields';
 import {
 	activateWriteBack,
@@ -27,7 +28,7 @@ import {
 
 /** How to make a test event: the service cannot be pointed at a Test URL for a moment, a signed call can. */
 const TEST_HELP =
-	"<b>While building your workflow</b>, click 'Listen for test event', then call the <b>Test URL</b> (open <b>Webhook URLs</b> above the parameters) with a body signed by the credential's secret, as the service would. From a clone of this package: <code>npm run call -- lookup --url &lt;Test URL&gt; --secret &lt;secret&gt;</code> (or <code>write-back</code>, <code>notification</code>). A test of this trigger alone ends here: a lookup is then answered 404 (no lookup found), which its output says.<br /><br /><b>Once you're happy with your workflow</b>, publish it and paste the <b>Production URL</b> into the service. Its calls then run the workflow; they show in the <a data-key=\"executions\">executions list</a>, not in the editor.";
+	"<b>To try it now</b>, set <b>Test Event</b> to <b>Signed Sample Call</b> and click <b>Execute step</b>: within seconds n8n calls the <b>Test URL</b> with a sample call signed with the credential's secret, as the service would, and the run shows here (a lookup's answer is said under the trigger's output, or is the output of Respond to Lookup). <b>To test with the service's own call</b>, leave Test Event at The Service's Call, click Execute step and call the Test URL (open <b>Webhook URLs</b> above the parameters) with a signed body.<br /><br /><b>Once you're happy with your workflow</b>, publish it and paste the <b>Production URL</b> into the service. Only its signed calls then run the workflow; they show in the <a data-key=\"executions\">executions list</a>, not in the editor.";
 
 export class ContactCenterTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -56,7 +57,7 @@ export class ContactCenterTrigger implements INodeType {
 		// n8n's listening screen ("Listening for test event") shows none of these texts and no URL;
 		// they show before it, under "When will this node trigger my flow?".
 		triggerPanel: {
-			header: 'Call the Test URL as the service would',
+			header: 'Set Test Event to Signed Sample Call, then click Execute step',
 			executionsHelp: {
 				inactive: TEST_HELP,
 				active: TEST_HELP,
@@ -105,6 +106,7 @@ export class ContactCenterTrigger implements INodeType {
 			...lookupProperties,
 			...writeBackProperties,
 			...notificationProperties,
+			...testEventProperties,
 		],
 	};
 
@@ -121,8 +123,9 @@ export class ContactCenterTrigger implements INodeType {
 		default: {
 			async checkExists(this: IHookFunctions): Promise<boolean> {
 				await checkSigningSecret(this);
-				if (this.getNodeParameter('endpoint', 'lookup') === 'writeBack')
-					await activateWriteBack(this);
+				const endpoint = this.getNodeParameter('endpoint', 'lookup') as Endpoint;
+				if (endpoint === 'writeBack') await activateWriteBack(this);
+				await startSampleCall(this, endpoint);
 				return true;
 			},
 			async create(this: IHookFunctions): Promise<boolean> {

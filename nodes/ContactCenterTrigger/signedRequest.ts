@@ -36,7 +36,7 @@ const signingCredentialOf = (context: IWebhookFunctions | IHookFunctions) => {
 		: `"Contact Center Signing Secret API" credential`;
 };
 
-async function signingKeyOf(context: IWebhookFunctions | IHookFunctions): Promise<SigningKey> {
+export async function signingKeyOf(context: IWebhookFunctions | IHookFunctions): Promise<SigningKey> {
 	if (!context.getNode().credentials?.[SIGNING_SECRET_CREDENTIAL]) {
 		return {
 			ok: false,

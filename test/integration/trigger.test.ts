@@ -1,5 +1,6 @@
 import {
 	resolveWebhookDescriptionField,
+	sleep,
 	webhookDescriptionIsNativelyResolvable,
 	type IDataObject,
 	type INodeParameters,
@@ -7,6 +8,7 @@ import {
 
 import { ContactCenterSigningSecretApi } from '../../credentials/ContactCenterSigningSecretApi.credentials';
 import { ContactCenterTrigger } from '../../nodes/ContactCenterTrigger/ContactCenterTrigger.node';
+import { startSampleCall } from '../../nodes/ContactCenterTrigger/sampleCall';
 import { createCredentialStore, runWebhook } from '../harness';
 import type { CredentialStore, RunWebhookResult } from '../harness';
 import {
@@ -213,6 +215,7 @@ describe('Contact Center Trigger: how n8n serves each endpoint', () => {
 						: undefined,
 				}),
 				getNodeParameter: () => 'lookup',
+				getActivationMode: () => 'activate',
 			}) as never;
 		await expect(methods.checkExists.call(hookContext(DEFAULT_SIGNING_SECRET))).resolves.toBe(true);
 		await expect(methods.create.call(hookContext(DEFAULT_SIGNING_SECRET))).resolves.toBe(true);
@@ -223,6 +226,68 @@ describe('Contact Center Trigger: how n8n serves each endpoint', () => {
 		await expect(
 			methods.checkExists.call(hookContext(DEFAULT_SIGNING_SECRET, false)),
 		).rejects.toThrow('No "Contact Center Signing Secret API" credential is selected in this node');
+	});
+});
+
+describe('Contact Center Trigger: Test Event Signed Sample Call', () => {
+	/** The hook context of a test run (or an activation) starting to listen, with the calls it makes. */
+	function listening(endpoint: string, testEvent: string, activationMode = 'manual') {
+		const made: IDataObject[] = [];
+		const logged: string[] = [];
+		const context = {
+			getCredentials: async () => ({ secret: DEFAULT_SIGNING_SECRET }),
+			getNode: () => ({
+				name: 'Contact Center Trigger',
+				typeVersion: 1.1,
+				credentials: { contactCenterSigningSecretApi: { id: '1', name: 'secret' } },
+			}),
+			getNodeParameter: (name: string) => ({ endpoint, testEvent })[name],
+			getActivationMode: () => activationMode,
+			getNodeWebhookUrl: () => 'http://localhost:5678/webhook-test/harness-webhook-id/lookup',
+			helpers: {
+				httpRequest: async (options: IDataObject) => {
+					made.push(options);
+					return { statusCode: 404, body: '{"message":"No lookup found"}' };
+				},
+			},
+			logger: {
+				info: (line: string) => logged.push(line),
+				warn: (line: string) => logged.push(line),
+			},
+		};
+		return { context: context as never, made, logged };
+	}
+
+	it.each(['lookup', 'writeBack', 'notification'])(
+		'%s: a test run gets a sample call signed with the credential, which runs the workflow',
+		async (endpoint) => {
+			const { context, made, logged } = listening(endpoint, 'sample');
+			await startSampleCall(context, endpoint as never);
+			expect(made).toHaveLength(0);
+			await sleep(1800);
+			expect(made).toHaveLength(1);
+			const [sample] = made as Array<{ url: string; body: string; headers: IDataObject }>;
+			expect(sample.url).toBe('http://localhost:5678/webhook-test/harness-webhook-id/lookup');
+			const result = await call({
+				parameters: { endpoint },
+				body: sample.body,
+				signature: sample.headers['x-service-signature'] as string,
+				mode: 'manual',
+			});
+			expect(result.workflowData).toEqual([[handedOn(endpoint, JSON.parse(sample.body))]]);
+			expect(logged).toEqual([
+				`Contact Center Trigger: the signed sample ${endpoint} call to ${sample.url} was answered 404: {"message":"No lookup found"}`,
+			]);
+		},
+	);
+
+	it("makes no call for The Service's Call, nor when the workflow is published", async () => {
+		const atDefault = listening('lookup', 'service');
+		const published = listening('lookup', 'sample', 'activate');
+		await startSampleCall(atDefault.context, 'lookup');
+		await startSampleCall(published.context, 'lookup');
+		await sleep(1800);
+		expect([...atDefault.made, ...published.made]).toEqual([]);
 	});
 });
 
@@ -333,7 +398,11 @@ describe('Contact Center Trigger: signature check on every endpoint', () => {
 				body: lookupBody,
 				credentialStore: credentialsWith(secret),
 			});
-			expectRejected(result, 500, /"contactCenterSigningSecretApi credential" credential \(Contact Center Signing Secret API\) cannot be used/);
+			expectRejected(
+				result,
+				500,
+				/"contactCenterSigningSecretApi credential" credential \(Contact Center Signing Secret API\) cannot be used/,
+			);
 			expectRejected(result, 500, detail);
 			expectRejected(result, 500, /must fix the credential; the call was not processed/);
 		},

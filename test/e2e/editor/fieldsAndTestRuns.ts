@@ -3,8 +3,8 @@
  * What a user sees in a real browser (headless Chromium through puppeteer-core, as
  * editor/nodesPanel.ts) against a real n8n (2.41.1) with the packed package: Metric -> Get's
  * Timezone and Medium lists, the WhatsApp template's Language and body variable titles, the
- * signing secret dialog's notice and test, and a lookup's test run from the trigger's panel to the
- * line under its output.
+ * signing secret dialog's notice and test, a lookup's test run from the trigger's panel to the
+ * line under its output, and each endpoint's test run with a signed sample call.
  */
 import { sleep } from 'n8n-workflow';
 
@@ -13,6 +13,7 @@ import * as simulatorModule from '../../simulator';
 import * as dialogModule from '../credential-dialog';
 import * as helpersModule from '../helpers';
 import * as textsModule from '../panel-texts';
+import { saveCredential, saveRecordCredential } from './credentials';
 import { signInForBlock } from './signedIn';
 
 type Json = Record<string, any>;
@@ -272,15 +273,22 @@ export function describeFieldsAndTestRuns(session: () => Json): void {
 				'[data-test-id="trigger-header"]',
 				(el: any) => el.innerText,
 			);
-			expect(header).toContain('Call the Test URL as the service would');
+			expect(header).toContain('Set Test Event to Signed Sample Call, then click Execute step');
+			const button: string = await page.$eval(
+				'[data-test-id="trigger-execute-button"]',
+				(el: any) => el.innerText.trim(),
+			);
 			const [question] = await page.$$(
 				'xpath/.//*[normalize-space()="When will this node trigger my flow?"]',
 			);
 			await question.click();
 			await sleep(500);
 			const help: string = await ndvText();
-			expect(help).toContain('npm run call -- lookup --url <Test URL> --secret <secret>');
-			expect(help).toContain('Listen for test event');
+			// The help names the button the panel shows.
+			expect(help).toContain(`click ${button}`);
+			expect(help).toContain(
+				"leave Test Event at The Service's Call, click Execute step and call the Test URL",
+			);
 
 			await page.click('[data-test-id="trigger-execute-button"]');
 			await page.waitForSelector('[data-test-id="trigger-listening"]', { visible: true });
@@ -303,6 +311,69 @@ export function describeFieldsAndTestRuns(session: () => Json): void {
 			expect(output).toContain(
 				'The caller was answered 404 (no lookup found): no "Respond to Lookup" follows this trigger.',
 			);
+		});
+
+		describe.each([
+			['lookup', 'ada@example.com', 'The caller was answered 404 (no lookup found)'],
+			['notification', 'DATA_IMPORT_ERROR', 'Sample notification'],
+			['writeBack', 'CONVERSATION_RESOLVED', 'contactCenterReportUrl'],
+		])('%s', (endpoint, inOutput, alsoInOutput) => {
+			test('Test Event "Signed Sample Call": Execute step alone runs the trigger with a signed sample call; the notice stays while listening', async () => {
+				const secret = await saveCredential(
+					instance,
+					cookie,
+					`Sample call secret (${endpoint})`,
+					'contactCenterSigningSecretApi',
+					{ secret: sim.DEFAULT_SIGNING_SECRET },
+				);
+				const record =
+					endpoint === 'writeBack'
+						? await saveRecordCredential(instance, cookie, 'Contact Center record (sample call)')
+						: undefined;
+				await openNodeOfNewWorkflow(
+					`Sample call: ${endpoint}`,
+					[
+						{
+							id: 'trigger',
+							name: 'Contact Center Trigger',
+							type: TRIGGER,
+							typeVersion: 1.1,
+							position: [0, 0],
+							webhookId: `e2e-sample-call-${endpoint}`,
+							parameters: { endpoint, testEvent: 'sample' },
+							credentials: {
+								contactCenterSigningSecretApi: {
+									id: secret,
+									name: `Sample call secret (${endpoint})`,
+								},
+								...(record
+									? {
+											contactCenterRecordApi: {
+												id: record,
+												name: 'Contact Center record (sample call)',
+											},
+										}
+									: {}),
+							},
+						},
+					],
+					'trigger',
+				);
+				expect(await shown('testEvent')).toBe('Signed Sample Call');
+				await page.click('[data-test-id="trigger-execute-button"]');
+				// No terminal, no call of the user's own: n8n calls its Test URL, signed.
+				await page.waitForFunction(
+					(text: string) => document.body.innerText.includes(text),
+					{ timeout: 60_000 },
+					inOutput,
+				);
+				const output: string = await ndvText();
+				log(`${endpoint} sample call output: ${JSON.stringify(output.slice(0, 800))}`);
+				expect(output).toContain(alsoInOutput);
+				expect(output).toContain(
+					'Execute step: n8n calls the Test URL with a sample call signed with this credential',
+				);
+			});
 		});
 	});
 }
