@@ -3,7 +3,7 @@ import { getGlobalState, type INodeParameters, type IWorkflowSettings } from 'n8
 import { ContactCenter } from '../../nodes/ContactCenter/ContactCenter.node';
 import { runNode } from '../harness';
 
-import { formatInTimeZone } from '../../nodes/ContactCenter/helpers/dateTime';
+import { formatInTimeZone, sheetsDateTime } from '../../nodes/ContactCenter/helpers/dateTime';
 import { METRIC_KEYS, METRICS } from '../../nodes/ContactCenter/helpers/metrics';
 import { describeError, runContactCenter, useSimulator } from './contactCenterFixture';
 
@@ -45,9 +45,23 @@ describe('Contact Center: Metric -> Get', () => {
 			// Named as in Get Snapshot: the window in UTC, the queue metrics' status as queueConversationStatus.
 			const columns = takes
 				.filter((p) => p !== 'groupByInterval' && p !== 'timezone')
-				.map((p) => ({ from: 'fromUtc', to: 'toUtc', status: 'queueConversationStatus' })[p] ?? p);
+				.flatMap(
+					(p) =>
+						({
+							from: ['fromUtc', 'fromLocal'],
+							to: ['toUtc', 'toLocal'],
+							status: ['queueConversationStatus'],
+						})[p] ?? [p],
+				);
 			expect(Object.keys(json[0]).sort()).toEqual(
-				['metric', 'value', 'unit', 'retrievedAtUtc', ...columns].sort(),
+				['metric', 'value', 'unit', 'retrievedAtUtc', 'retrievedAtLocal', ...columns].sort(),
+			);
+			// Each time also in the workflow's zone, as Google Sheets reads a date and time.
+			expect(json[0].retrievedAtLocal).toBe(
+				sheetsDateTime(
+					Date.parse(json[0].retrievedAtUtc as string),
+					getGlobalState().defaultTimezone,
+				),
 			);
 			if (takes.includes('status')) expect(json[0].queueConversationStatus).toBe('pending');
 			expect(
@@ -90,6 +104,7 @@ describe('Contact Center: Metric -> Get', () => {
 				'timestamp',
 				'timestampInTimezone',
 				'timezone',
+				'timestampLocal',
 				'value',
 				'unit',
 				'mediumId',
@@ -282,8 +297,11 @@ describe('Contact Center: Metric -> Get Snapshot', () => {
 		];
 		expect(Object.keys(json[0])).toEqual([
 			'fromUtc',
+			'fromLocal',
 			'toUtc',
+			'toLocal',
 			'retrievedAtUtc',
+			'retrievedAtLocal',
 			...columns.slice(0, 6),
 			'userPresenceStatus',
 			'contactsWaiting',

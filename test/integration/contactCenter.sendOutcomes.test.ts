@@ -121,6 +121,7 @@ describe('Contact Center: Send says whether each message was sent', () => {
 			{
 				outcome: 'may have been sent',
 				sentAt: '',
+				sentAtLocal: '',
 				correlationId: '',
 				possibleDuplicate: false,
 				medium: 'TWILIO',

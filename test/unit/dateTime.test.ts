@@ -4,6 +4,8 @@ import {
 	timeZoneNames,
 	toInstant,
 	type Instant,
+	sheetsDateTime,
+	withLocalTimes,
 } from '../../nodes/ContactCenter/helpers/dateTime';
 
 const instant = (value: unknown, timeZone: string) => toInstant(value, timeZone) as Instant;
@@ -66,5 +68,34 @@ describe('timeZoneNames', () => {
 		expect(names.filter((name) => name === 'UTC')).toHaveLength(1);
 		expect(names).toEqual(expect.arrayContaining(['Europe/Amsterdam', 'America/New_York']));
 		expect(names.every(isValidTimeZone)).toBe(true);
+	});
+});
+
+describe('withLocalTimes', () => {
+	it('adds each time column in the workflow zone as Google Sheets reads a date, right after it', () => {
+		const row = {
+			outcome: 'accepted',
+			sentAt: '2026-11-20T14:00:00.000Z',
+			note: '',
+		};
+		const local = withLocalTimes(row, ['sentAt'], 'America/New_York');
+		expect(local).toEqual({ ...row, sentAtLocal: '2026-11-20 09:00:00' });
+		expect(Object.keys(local)).toEqual(['outcome', 'sentAt', 'sentAtLocal', 'note']);
+	});
+
+	it('names a UTC column without its suffix, and keeps an empty cell empty', () => {
+		const row = { fromUtc: null, toUtc: '2026-07-01T08:30:00.000Z', sentAt: '', other: 'x' };
+		expect(withLocalTimes(row, ['fromUtc', 'toUtc', 'sentAt'], 'Europe/Amsterdam')).toEqual({
+			fromUtc: null,
+			fromLocal: null,
+			toUtc: '2026-07-01T08:30:00.000Z',
+			toLocal: '2026-07-01 10:30:00',
+			sentAt: '',
+			sentAtLocal: '',
+			other: 'x',
+		});
+		expect(sheetsDateTime(Date.UTC(2026, 0, 1, 0, 0, 0), 'Asia/Kolkata')).toBe(
+			'2026-01-01 05:30:00',
+		);
 	});
 });

@@ -197,6 +197,7 @@ describe('intervalRow', () => {
 		metric: 'inboundMessageVolume',
 		unit: 'messages',
 		timeZone: 'America/New_York',
+		workflowTimeZone: 'Europe/Amsterdam',
 		filters: { mediumId: 'fb', channelId: undefined },
 	};
 
@@ -207,6 +208,7 @@ describe('intervalRow', () => {
 			timestamp: '2026-11-20T08:00:00.000Z',
 			timestampInTimezone: '2026-11-20T03:00:00-05:00',
 			timezone: 'America/New_York',
+			timestampLocal: '2026-11-20 09:00:00',
 			value: 7,
 			unit: 'messages',
 			mediumId: 'fb',
@@ -230,6 +232,7 @@ describe('intervalRow', () => {
 			start: '2026-07-01T00:00:00+0200',
 			startInTimezone: '2026-06-30T18:00:00-04:00',
 			timezone: 'America/New_York',
+			startLocal: '2026-07-01 00:00:00',
 			count: 2,
 			label: 'x',
 			unit: 'messages',

@@ -1,3 +1,5 @@
+import type { IDataObject } from 'n8n-workflow';
+
 export interface Instant {
 	epochMs: number;
 	/** What is sent to the service: ISO-8601 with an explicit offset. */
@@ -127,4 +129,37 @@ export function toInstant(value: unknown, timeZone: string): Instant | InvalidDa
 /** The one form of every date-time in a metric output: UTC, e.g. 2026-11-20T08:00:00.000Z. */
 export function toUtcIso(epochMs: number | undefined): string | null {
 	return epochMs === undefined ? null : new Date(epochMs).toISOString();
+}
+
+/** A moment as Google Sheets reads a date and time: the wall clock of `timeZone`, e.g. 2026-11-20 09:00:00. */
+export function sheetsDateTime(epochMs: number, timeZone: string): string {
+	return formatInTimeZone(epochMs, timeZone).slice(0, 19).replace('T', ' ');
+}
+
+/** The column beside `column` that holds its moment in the workflow's zone: sentAt gives sentAtLocal, fromUtc fromLocal. */
+export const localColumnOf = (column: string) => `${column.replace(/Utc$/, '')}Local`;
+
+/**
+ * The row with, right after each of `columns`, the same moment in `timeZone` (the workflow's) as
+ * Google Sheets reads it (localColumnOf). An empty cell (null or '') stays empty, and so does one
+ * that holds no date-time.
+ */
+export function withLocalTimes(
+	row: IDataObject,
+	columns: readonly string[],
+	timeZone: string,
+): IDataObject {
+	const result: IDataObject = {};
+	for (const [column, value] of Object.entries(row)) {
+		result[column] = value;
+		if (!columns.includes(column)) continue;
+		const instant = typeof value === 'string' && value !== '' ? toInstant(value, 'UTC') : undefined;
+		result[localColumnOf(column)] =
+			instant !== undefined && 'epochMs' in instant
+				? sheetsDateTime(instant.epochMs, timeZone)
+				: value === null
+					? null
+					: '';
+	}
+	return result;
 }

@@ -1,6 +1,12 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { formatInTimeZone, toInstant, type Instant } from './dateTime';
+import {
+	formatInTimeZone,
+	localColumnOf,
+	sheetsDateTime,
+	toInstant,
+	type Instant,
+} from './dateTime';
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
 	typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -78,13 +84,16 @@ export interface IntervalContext {
 	timeZone: string;
 	/** The filters as sent; only those set appear in the row. */
 	filters: Record<string, string | undefined>;
+	/** The workflow's zone, for the start's column as Google Sheets reads it (`<field>Local`). */
+	workflowTimeZone: string;
 }
 
 /**
  * One interval of a grouped metric as one row: the metric, the interval's start as the service
  * gives it and the same start in the zone the intervals were counted in (`<field>InTimezone`,
  * e.g. 2026-11-20T03:00:00-05:00) and that zone by name (`timezone`: an offset does not say which
- * zone Workflow Time Zone was), then the service's other fields (value) as given, the unit and
+ * zone Workflow Time Zone was), the start in the workflow's zone as Google Sheets reads it
+ * (`<field>Local`, e.g. 2026-11-20 03:00:00), then the service's other fields (value) as given, the unit and
  * the filters that were set. The range and interval are not repeated in every row.
  */
 export function intervalRow(bucket: IDataObject, context: IntervalContext): IDataObject {
@@ -96,6 +105,10 @@ export function intervalRow(bucket: IDataObject, context: IntervalContext): IDat
 		row[`${startField}InTimezone`] = formatInTimeZone(start.epochMs, context.timeZone);
 	}
 	row.timezone = context.timeZone;
+	if (startField !== undefined) {
+		const start = toInstant(bucket[startField], 'UTC') as Instant;
+		row[localColumnOf(startField)] = sheetsDateTime(start.epochMs, context.workflowTimeZone);
+	}
 	for (const [key, value] of Object.entries(bucket)) if (key !== startField) row[key] = value;
 	row.unit = context.unit;
 	for (const [name, value] of Object.entries(context.filters)) {

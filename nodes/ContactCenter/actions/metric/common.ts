@@ -85,3 +85,6 @@ export function workflowTimeZoneHint(this: IExecuteFunctions): string {
 		? `Workflow Time Zone is ${zone}, set in ${WORKFLOW_ZONE_SETTING}`
 		: `Workflow Time Zone is ${zone}, n8n's default: the workflow sets none in ${WORKFLOW_ZONE_SETTING}`;
 }
+
+/** The metric rows' time columns (UTC), each also in the workflow's zone (fromLocal, ...). */
+export const METRIC_TIMES = ['fromUtc', 'toUtc', 'retrievedAtUtc'];

@@ -5,7 +5,7 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { toUtcIso } from '../../helpers/dateTime';
+import { toUtcIso, withLocalTimes } from '../../helpers/dateTime';
 import { processItems } from '../../helpers/items';
 import { intervalRow, readMetricResponse } from '../../helpers/metricResponse';
 import {
@@ -37,6 +37,7 @@ import {
 	toDescription,
 	WORKFLOW_ZONE_SETTING,
 	workflowTimeZoneHint,
+	METRIC_TIMES,
 } from './common';
 
 const showFor = (metrics: MetricKey[]) => ({
@@ -271,15 +272,18 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 						metric,
 						unit: METRICS[metric].unit,
 						timeZone: query.qs.timezone ?? 'UTC',
+						workflowTimeZone: this.getTimezone(),
 						filters: { mediumId: query.qs.mediumId, channelId: query.qs.channelId },
 					}),
 				);
 			}
-			return reading.rows.map((row) => ({
-				...totalRow(metric, query, row),
-				retrievedAtUtc: retrievedAt,
-				...unrecognized,
-			}));
+			return reading.rows.map((row) =>
+				withLocalTimes(
+					{ ...totalRow(metric, query, row), retrievedAtUtc: retrievedAt, ...unrecognized },
+					METRIC_TIMES,
+					this.getTimezone(),
+				),
+			);
 		},
 	});
 	for (const message of hints) this.addExecutionHints({ message, location: 'outputPane' });

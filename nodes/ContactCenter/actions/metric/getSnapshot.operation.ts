@@ -6,7 +6,7 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
-import { toUtcIso } from '../../helpers/dateTime';
+import { toUtcIso, withLocalTimes } from '../../helpers/dateTime';
 import { processItems } from '../../helpers/items';
 import { readMetricResponse } from '../../helpers/metricResponse';
 import {
@@ -32,6 +32,7 @@ import {
 	queueStatusHint,
 	queueStatusOptions,
 	toDescription,
+	METRIC_TIMES,
 } from './common';
 
 const show = { show: { resource: ['metric'], operation: ['getSnapshot'] } };
@@ -50,7 +51,7 @@ export const description: INodeProperties[] = [
 		required: true,
 		default: [...METRIC_KEYS],
 		description:
-			'The metrics to read, all in one output item with one column per metric, named by its unit: times in seconds (firstResponseTimeSeconds, handleTimeSeconds, longestWaitTimeSeconds), counts by what they count (inboundMessages, outboundMessages, resolvedWithOneReplyMessages, agents, contactsWaiting). fromUtc, toUtc and retrievedAtUtc are in UTC. The calls run at the same time.',
+			'The metrics to read, all in one output item with one column per metric, named by its unit: times in seconds (firstResponseTimeSeconds, handleTimeSeconds, longestWaitTimeSeconds), counts by what they count (inboundMessages, outboundMessages, resolvedWithOneReplyMessages, agents, contactsWaiting). fromUtc, toUtc and retrievedAtUtc are in UTC, fromLocal, toLocal and retrievedAtLocal in the time zone of the workflow. The calls run at the same time.',
 		options: metricOptions,
 		displayOptions: show,
 	},
@@ -187,7 +188,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 				row[snapshotColumn(metric)] = value;
 				Object.assign(row, statusColumnsAfter(metric, input, row));
 			}
-			return row;
+			return withLocalTimes(row, METRIC_TIMES, this.getTimezone());
 		},
 	});
 }

@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
+import { withLocalTimes } from '../../../helpers/dateTime';
 import { processItems } from '../../../helpers/items';
 import { toNodeError, withNotSent } from '../../../helpers/nodeErrors';
 import { sendPaced, type RetryPolicy } from './pacedSend';
@@ -60,18 +61,23 @@ interface SendItem {
 	n8nWork?: N8nWork;
 }
 
+/** Send's time columns, each also in the workflow's zone. */
+const TIMES = ['sentAt'];
+
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const options = this.getNodeParameter('options', 0, {}) as SendOptions;
 	const run = sendRunOf.call(this, options);
 	await warnAboutRecord(this);
 	await run.inN8n?.warnBeforeSending(this.getInputData().length);
+	const zone = this.getTimezone();
 	let results: INodeExecutionData[];
 	try {
 		results = await processItems.call(this, {
 			errorContext: () => ({ operation: 'send' }),
-			failedItemFields: (i, error) => failedSendFields.call(this, i, error, run.includeDetails),
+			failedItemFields: (i, error) =>
+				withLocalTimes(failedSendFields.call(this, i, error, run.includeDetails), TIMES, zone),
 			includeInputFields: options.includeInputFields ?? true,
-			run: async (i) => await sendItem.call(this, i, run),
+			run: async (i) => withLocalTimes(await sendItem.call(this, i, run), TIMES, zone),
 		});
 	} finally {
 		await run.ahead.close();
