@@ -1,11 +1,14 @@
-import { sleep } from 'n8n-workflow';
+import { getGlobalState, sleep } from 'n8n-workflow';
 
+import { sheetsDateTime } from '../../nodes/ContactCenter/helpers/dateTime';
 import {
 	describeError,
 	runContactCenter,
 	sendParameters,
 	useSimulator,
 } from './contactCenterFixture';
+
+const WORKFLOW_TIME_ZONE = getGlobalState().defaultTimezone;
 
 describe('Contact Center: Proactive Message -> Send', () => {
 	const fixture = useSimulator({ settleAfterMs: 0 });
@@ -28,6 +31,8 @@ describe('Contact Center: Proactive Message -> Send', () => {
 			contact: '+15551230001',
 			correlationId: expect.stringMatching(/^[0-9a-f-]{36}$/),
 			sentAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+			// The same moment in the workflow's zone, as Google Sheets reads a date and time.
+			sentAtLocal: sheetsDateTime(Date.parse(json[0].sentAt as string), WORKFLOW_TIME_ZONE),
 			possibleDuplicate: false,
 			note: '',
 			medium: 'TWILIO',
@@ -141,11 +146,40 @@ describe('Contact Center: Proactive Message -> Send', () => {
 			outcome: 'not sent',
 			error: "'Contact' is empty",
 			errorDescription:
-				'Enter the phone number (with + and country code) or contact reference to message. The message was not sent.',
+				"Enter the phone number (with + and country code) or contact reference to message. By default Contact reads the input's phone, mobile or contact field: name the input's field in Contact, e.g. {{ $json.telephone }}. The message was not sent.",
 			medium: 'TWILIO',
 			channel: 'Support SMS',
 		});
 		expect(fixture.sim.counters.sendsAccepted).toBe(2);
+	});
+
+	it("at its default, Contact reads the input's phone, else mobile, else contact field", async () => {
+		const parameters = sendParameters();
+		delete parameters.contact;
+		const { json, error } = await runContactCenter(
+			fixture.credentials,
+			parameters,
+			[
+				{ phone: '+15551240001', mobile: '+15559999999' },
+				{ mobile: '+15551240002' },
+				{ contact: '+15551240003' },
+				{ telephone: '+15551240004' },
+			],
+			true,
+		);
+		expect(error).toBeUndefined();
+		expect(json.map((row) => [row.outcome, row.contact])).toEqual([
+			['accepted', '+15551240001'],
+			['accepted', '+15551240002'],
+			['accepted', '+15551240003'],
+			['not sent', ''],
+		]);
+		expect(json[3].error).toBe("'Contact' is empty");
+		expect(sendsOf().map((r) => (r.body as { contact: string }).contact)).toEqual([
+			'+15551240001',
+			'+15551240002',
+			'+15551240003',
+		]);
 	});
 
 	it('waits for the final status and adds the failure reason', async () => {

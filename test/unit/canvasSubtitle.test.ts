@@ -76,7 +76,7 @@ describe('the canvas label of each operation', () => {
 
 	it('says the medium, the metric, the number of metrics and the answer', () => {
 		expect(operations.map(({ resource, operation }) => canvasLabels(resource, operation))).toEqual([
-			{ name: 'Send message', subtitle: 'WhatsApp' },
+			{ name: 'Send message', subtitle: 'SMS via MessageBird' },
 			{ name: 'Get message status', subtitle: 'Received or not, per contact' },
 			{ name: 'Get failed messages', subtitle: 'Contact and reason of each' },
 			{ name: 'Get delivery report', subtitle: 'Received or not, with reason' },

@@ -9,17 +9,16 @@
  * first run and a rerun with Send Once, as the output table shows it.
  */
 import * as runtimeModule from '../../../scripts/lib/n8n-runtime';
-import * as localModule from '../../../scripts/lib/local-setup';
 import * as simulatorModule from '../../simulator';
 import * as dialogModule from '../credential-dialog';
 import * as helpersModule from '../helpers';
 import * as panelModule from '../nodes-panel';
 import * as textsModule from '../panel-texts';
+import { saveCredential, saveRecordCredential } from './credentials';
 import { signInForBlock } from './signedIn';
 
 type Json = Record<string, any>;
 const rt: Json = runtimeModule;
-const local: Json = localModule;
 const sim: Json = simulatorModule;
 const dialog: Json = dialogModule;
 const panel: Json = panelModule;
@@ -75,10 +74,18 @@ export function describePanelTexts(session: () => Json): void {
 				await panel.chooseItem(page, 'Send message');
 			}, 120_000);
 
-			test("Send: the notice is one line, and Resource, Operation, Medium and Send Once's options one line each", async () => {
+			test("Send: Medium SMS and Contact from the input by default; the notice is one line, and Resource, Operation, Medium and Send Once's options one line each", async () => {
 				// Send Once is on for a new node, in n8n's store; the notice shows once it is in a data table.
 				expect(await panel.parameterShown(page, 'sendOnce')).toBe('Same Message Once');
 				expect(await panel.parameterShown(page, 'sendOnceStore')).toBe('N8n (No Credential)');
+				// SMS for a new node; Contact reads the input's usual phone fields.
+				expect(await panel.parameterShown(page, 'medium')).toBe('SMS via MessageBird');
+				const settings: string = await page.$eval(
+					'[data-test-id="ndv"]',
+					(el: any) => el.innerText as string,
+				);
+				expect(settings).toContain("By default the input's phone, mobile or contact field");
+				await dialog.chooseParameterOption(page, 'medium', 'WhatsApp');
 				await dialog.chooseParameterOption(
 					page,
 					'sendOnceStore',
@@ -177,28 +184,18 @@ export function describePanelTexts(session: () => Json): void {
 			beforeAll(async () => {
 				simulator = await sim.startSimulator({ port: 0 });
 				const client = simulator.options.clients[0];
-				const offered = await rt.restCall(instance, 'GET', '/api-keys/scopes', { cookie });
-				const { rawApiKey } = await rt.createApiKey(instance, cookie, {
-					labelPrefix: 'panel-texts-record',
-					scopes: local.dataTableScopes(offered.json.data ?? offered.json),
-				});
-				const credential = async (name: string, type: string, data: Json) =>
-					(
-						await rt.restCall(instance, 'POST', '/credentials', {
-							cookie,
-							body: { name, type, data },
-						})
-					).json.data.id as string;
-				oauth2 = await credential('Contact Center (simulator)', 'contactCenterOAuth2Api', {
-					baseUrl: simulator.url,
-					clientId: client.clientId,
-					clientSecret: client.clientSecret,
-				});
-				record = await credential('Contact Center record (panel)', 'contactCenterRecordApi', {
-					baseUrl: `${instance.baseUrl}/api/v1`,
-					apiKey: rawApiKey,
-					dataTableName: 'contact_center_record',
-				});
+				oauth2 = await saveCredential(
+					instance,
+					cookie,
+					'Contact Center (simulator)',
+					'contactCenterOAuth2Api',
+					{
+						baseUrl: simulator.url,
+						clientId: client.clientId,
+						clientSecret: client.clientSecret,
+					},
+				);
+				record = await saveRecordCredential(instance, cookie, 'Contact Center record (panel)');
 			}, 120_000);
 
 			afterAll(async () => {

@@ -42,7 +42,8 @@ export interface MetadataEntry {
 export function readMessageAddress(this: IExecuteFunctions, i: number): MessageAddress {
 	const medium = String(this.getNodeParameter('medium', i));
 	const channel = String(this.getNodeParameter('channel', i, '')).trim();
-	const contact = String(this.getNodeParameter('contact', i, '')).trim();
+	// Contact's default reads input fields that may be missing: undefined is an empty Contact.
+	const contact = String(this.getNodeParameter('contact', i, '') ?? '').trim();
 	const messageType =
 		medium === 'WHATSAPP' ? String(this.getNodeParameter('messageType', i, 'text')) : 'text';
 	return { medium, channel, contact, messageType };
@@ -89,7 +90,7 @@ export function checkAddress({ medium, channel, contact }: MessageAddress): void
 	if (contact === '') {
 		throw new SendFieldError(
 			"'Contact' is empty",
-			'Enter the phone number (with + and country code) or contact reference to message',
+			"Enter the phone number (with + and country code) or contact reference to message. By default Contact reads the input's phone, mobile or contact field: name the input's field in Contact, e.g. {{ $json.telephone }}",
 		);
 	}
 	if (PHONE_NUMBER_WITHOUT_PLUS.test(contact)) {

@@ -38,6 +38,9 @@ const textProperty: Omit<INodeProperties, 'displayOptions'> = {
 	description: 'The message text sent to the contact',
 };
 
+/** Contact's default: the first of the input's usual fields for a phone number. */
+export const CONTACT_FROM_INPUT = '={{ $json.phone ?? $json.mobile ?? $json.contact }}';
+
 export const MEDIUM_OPTIONS = [
 	{ name: 'SMS via MessageBird', value: 'MESSAGEBIRD' },
 	{ name: 'SMS via Twilio', value: 'TWILIO' },
@@ -50,7 +53,7 @@ export const description: INodeProperties[] = [
 		name: 'medium',
 		type: 'options',
 		required: true,
-		default: 'WHATSAPP',
+		default: 'MESSAGEBIRD',
 		description: 'How the message is sent',
 		options: MEDIUM_OPTIONS,
 		displayOptions: show(),
@@ -61,7 +64,7 @@ export const description: INodeProperties[] = [
 		type: 'string',
 		required: true,
 		default: '',
-		placeholder: 'e.g. Support WhatsApp',
+		placeholder: 'e.g. Support SMS',
 		description:
 			'Name of the channel that sends the message, as listed in the service under Settings -> Channels',
 		displayOptions: show(),
@@ -71,10 +74,11 @@ export const description: INodeProperties[] = [
 		name: 'contact',
 		type: 'string',
 		required: true,
-		default: '',
+		default: CONTACT_FROM_INPUT,
 		placeholder: 'e.g. +31612345678',
 		description:
 			'A phone number with + and the country code, or a contact reference. Six or more digits without the + are refused before sending; the contact must have opted in.',
+		hint: "By default the input's <code>phone</code>, <code>mobile</code> or <code>contact</code> field",
 		displayOptions: show(),
 	},
 	{
