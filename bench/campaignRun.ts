@@ -79,6 +79,8 @@ export interface CampaignFigures {
 	share: number;
 	/** The execution's start to stop. */
 	makespanMs: number;
+	/** The three longest gaps between two accepted sends, with the send after each (1-based). */
+	longestGaps: Array<{ ms: number; before: number }>;
 }
 
 export function campaignFigures(
@@ -96,5 +98,10 @@ export function campaignFigures(
 		contacts: perContact.size,
 		share: spanMs > 0 ? (accepted.length - 1) / ((spanMs / windowMs) * limit) : 0,
 		makespanMs: Date.parse(execution.stoppedAt) - Date.parse(execution.startedAt),
+		longestGaps: times
+			.slice(1)
+			.map((at, k) => ({ ms: at - times[k], before: k + 2 }))
+			.sort((a, b) => b.ms - a.ms)
+			.slice(0, 3),
 	};
 }

@@ -52,6 +52,7 @@ interface Round {
 	baseRssMb: number;
 	twice: number;
 	lost: number;
+	longestGaps: Array<{ ms: number; before: number }>;
 }
 
 describe.each(RATES)(
@@ -96,7 +97,7 @@ describe.each(RATES)(
 				c,
 				900_000,
 			).finally(() => clearInterval(sampler));
-			const { twice, contacts, share, makespanMs } = campaignFigures(run, LIMIT, 1000);
+			const { twice, contacts, share, makespanMs, longestGaps } = campaignFigures(run, LIMIT, 1000);
 			const round: Round = {
 				mode,
 				count,
@@ -106,6 +107,7 @@ describe.each(RATES)(
 				baseRssMb,
 				twice,
 				lost: again ? 0 : count - contacts,
+				longestGaps,
 			};
 			console.log(round);
 			return round;
