@@ -316,7 +316,7 @@ export function describeFieldsAndTestRuns(session: () => Json): void {
 		describe.each([
 			['lookup', 'ada@example.com', 'The caller was answered 404 (no lookup found)'],
 			['notification', 'DATA_IMPORT_ERROR', 'Sample notification'],
-			['writeBack', 'CONVERSATION_RESOLVED', 'contactCenterReportUrl'],
+			['writeBack', 'CONVERSATION_RESOLVED', 'sample-'],
 		])('%s', (endpoint, inOutput, alsoInOutput) => {
 			test('Test Event "Signed Sample Call": Execute step alone runs the trigger with a signed sample call; the notice stays while listening', async () => {
 				const secret = await saveCredential(

@@ -84,7 +84,7 @@ export function describePanelTexts(session: () => Json): void {
 					'[data-test-id="ndv"]',
 					(el: any) => el.innerText as string,
 				);
-				expect(settings).toContain("By default the input's phone, mobile or contact field");
+				expect(settings).toContain('{{ $json.phone ?? $json.mobile ?? $json.contact }}');
 				await dialog.chooseParameterOption(page, 'medium', 'WhatsApp');
 				await dialog.chooseParameterOption(
 					page,

@@ -77,8 +77,7 @@ export const description: INodeProperties[] = [
 		default: CONTACT_FROM_INPUT,
 		placeholder: 'e.g. +31612345678',
 		description:
-			'A phone number with + and the country code, or a contact reference. Six or more digits without the + are refused before sending; the contact must have opted in.',
-		hint: "By default the input's <code>phone</code>, <code>mobile</code> or <code>contact</code> field",
+			"A phone number with + and the country code, or a contact reference; by default the input's phone, mobile or contact field. Six or more digits without the + are refused before sending; the contact must have opted in.",
 		displayOptions: show(),
 	},
 	{
