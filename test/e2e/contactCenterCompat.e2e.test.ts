@@ -192,7 +192,7 @@ describe('action workflows executed by n8n', () => {
 		expect(statuses).toHaveLength(recipients.length);
 		for (const [i, status] of statuses.entries()) {
 			const message = stored.find((m) => m.correlationId === sent[i].correlationId)!;
-			expect(Object.keys(status).slice(0, 3)).toEqual(['received', 'status', 'contact']);
+			expect(Object.keys(status).slice(0, 3)).toEqual(['contact', 'status', 'received']);
 			expect(status).toMatchObject({
 				received: received[message.status as keyof typeof received],
 				status: message.status,

@@ -318,10 +318,11 @@ describe('Contact Center: Get Status and Get Failed', () => {
 			outcome: 'accepted',
 			sentAt: sent.json[0].sentAt,
 		});
+		// Get Failed's rows start with the same two columns.
 		expect(Object.keys(json[0]).slice(0, 4)).toEqual([
-			'received',
-			'status',
 			'contact',
+			'status',
+			'received',
 			'correlationId',
 		]);
 	});

@@ -7,6 +7,7 @@ import {
 	mediumName,
 	outcomeOfError,
 	sentAgainNote,
+	POSSIBLE_DUPLICATE_NOTE,
 	sentRow,
 	skippedRow,
 	statusNotReadNote,
@@ -80,10 +81,11 @@ describe('correlationIdOf', () => {
 });
 
 /** The columns of every row of Send, in order: what became of the message first. */
-const COLUMNS = ['outcome', 'contact', 'correlationId', 'sentAt', 'possibleDuplicate', 'note'];
-/** With Include Send Details, how it was sent and its Send Once Key after them. */
+const COLUMNS = ['outcome', 'contact', 'correlationId', 'sentAt', 'note'];
+/** With Include Send Details, the possible duplicate flag, how it was sent and its Send Once Key after them. */
 const DETAIL_COLUMNS = [
 	...COLUMNS,
+	'possibleDuplicate',
 	'medium',
 	'mediumName',
 	'channel',
@@ -93,7 +95,7 @@ const DETAIL_COLUMNS = [
 ];
 
 describe('the rows of a send', () => {
-	it('an accepted message: accepted, its contact, correlationId and time, no note', () => {
+	it('an accepted message: accepted, its contact, correlationId and time; a possible second copy in the note', () => {
 		const row = sentRow(
 			message,
 			{
@@ -109,8 +111,7 @@ describe('the rows of a send', () => {
 			contact: '+31612345678',
 			correlationId: 'c-1',
 			sentAt: '2026-11-22T12:00:00.000Z',
-			possibleDuplicate: true,
-			note: '',
+			note: POSSIBLE_DUPLICATE_NOTE,
 		});
 		expect(Object.keys(row)).toEqual(COLUMNS);
 	});
@@ -162,7 +163,6 @@ describe('the rows of a send', () => {
 			contact: '+31612345678',
 			correlationId: 'c-0',
 			sentAt: '2026-11-21T08:00:00.000Z',
-			possibleDuplicate: false,
 			note: '',
 		});
 	});
@@ -211,7 +211,8 @@ describe('the row of a failed item (Continue On Fail)', () => {
 		medium: 'TWILIO',
 		channel: 'Appointments SMS',
 		contact: '+31612345678',
-		sendOnce: 'customKey', sendOnceStore: 'dataTable',
+		sendOnce: 'customKey',
+		sendOnceStore: 'dataTable',
 		sendOnceKey: 'reminder-1',
 	};
 	const context = {
@@ -227,10 +228,12 @@ describe('the row of a failed item (Continue On Fail)', () => {
 			contact: '+31612345678',
 			correlationId: '',
 			sentAt: '',
-			possibleDuplicate: false,
 			note: '',
 		});
-		expect(failedSendFields.call(context, 0, error, true)).toMatchObject({ attempts: 3 });
+		expect(failedSendFields.call(context, 0, error, true)).toMatchObject({
+			attempts: 3,
+			possibleDuplicate: false,
+		});
 	});
 
 	it('an item refused before sending made no send', () => {

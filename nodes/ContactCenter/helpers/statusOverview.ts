@@ -112,17 +112,17 @@ export function receivedOf(status: string): Received {
 }
 
 /**
- * Get Status's row of one send: whether the contact got it, its status and contact, then its
- * correlationId. An overview that counts more than one message (a correlationId that did not come
+ * Get Status's row of one send: its contact and status (the first columns of Get Failed's rows
+ * too), whether the contact got it, then its correlationId. An overview that counts more than one message (a correlationId that did not come
  * from one Send item) has its counts per status as well, in `statusCounts`.
  */
 export function statusRow(overview: StatusOverview, contact: string): IDataObject {
 	const status = currentStatusOf(overview);
 	const { correlationId, total, ...counts } = overview;
 	return {
-		received: receivedOf(status),
-		status,
 		contact,
+		status,
+		received: receivedOf(status),
 		correlationId,
 		...(total > 1
 			? {

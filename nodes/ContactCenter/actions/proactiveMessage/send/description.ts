@@ -339,7 +339,7 @@ export const description: INodeProperties[] = [
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether each output item also says how its message was sent: medium, channel, message type, attempts and Send Once Key',
+					'Whether each output item also says how its message was sent: possibleDuplicate, medium, channel, message type, attempts and Send Once Key',
 			},
 			{
 				displayName: 'Rate Limit Messages',
@@ -374,7 +374,7 @@ export const description: INodeProperties[] = [
 				type: 'boolean',
 				default: true,
 				description:
-					"Whether to send again after a failure that may have come after the service queued the message: an HTTP 5xx answer, a time-out or a connection reset once the request was sent. On, every message goes out at least once and an item whose earlier attempt may have got through is marked possibleDuplicate. Off, such an item fails with 'may have been sent' and is not sent again, so no message goes out twice. Rate-limit refusals and connections that could not be made are always retried.",
+					"Whether to send again after a failure that may have come after the service queued the message: an HTTP 5xx answer, a time-out or a connection reset once the request was sent. On, every message goes out at least once and an item whose earlier attempt may have got through says Possible duplicate in its note. Off, such an item fails with 'may have been sent' and is not sent again, so no message goes out twice. Rate-limit refusals and connections that could not be made are always retried.",
 			},
 			{
 				displayName: 'Send Timeout (Seconds)',

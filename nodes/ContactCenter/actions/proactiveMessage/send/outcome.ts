@@ -45,9 +45,9 @@ export interface RowFields {
 
 /**
  * Every row of Send, sent or not, has these columns in this order (a row drops into a sheet row):
- * what became of the message, to whom, its id and time, whether a copy may be out twice, and a
- * note for a row that needs one ('' otherwise). With Include Send Details, also how it was sent
- * and the Send Once Key.
+ * what became of the message, to whom, its id and time, and a note for a row that needs one (''
+ * otherwise; a copy that may be out twice says so there). With Include Send Details, also the
+ * possibleDuplicate flag, how it was sent and the Send Once Key.
  */
 export function row(
 	message: Partial<MessageFields>,
@@ -60,10 +60,12 @@ export function row(
 		contact: contact ?? '',
 		correlationId: fields.correlationId ?? '',
 		sentAt: fields.sentAt ?? '',
-		possibleDuplicate: fields.possibleDuplicate,
-		note: fields.note ?? '',
+		note: [fields.note, fields.possibleDuplicate ? POSSIBLE_DUPLICATE_NOTE : '']
+			.filter((part) => part !== undefined && part !== '')
+			.join(' '),
 		...(includeDetails
 			? {
+					possibleDuplicate: fields.possibleDuplicate,
 					medium: medium ?? '',
 					mediumName: medium ? mediumName(medium) : '',
 					channel: channel ?? '',
@@ -74,6 +76,9 @@ export function row(
 			: {}),
 	};
 }
+
+export const POSSIBLE_DUPLICATE_NOTE =
+	'Possible duplicate: an earlier attempt may have been queued too, so the contact may get this message twice.';
 
 /** The service answered without a correlationId: it probably queued the message. */
 export class UnconfirmedSendError extends NodeOperationError {
