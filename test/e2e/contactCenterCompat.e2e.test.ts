@@ -123,8 +123,12 @@ describe('action workflows executed by n8n', () => {
 			const column = SNAPSHOT_COLUMNS[request.path];
 			expect({ column, value: row[column] }).toEqual({ column, value: expected });
 		}
-		// The window, its zone in the names, and the statuses that decide what agents and the queue count.
-		expect(Object.keys(row)).toHaveLength(3 + metricPaths.length + 2);
+		// The window and the time of reading (UTC, and in the workflow's zone as Sheets reads a date),
+		// and the statuses that decide what agents and the queue count.
+		expect(Object.keys(row)).toHaveLength(6 + metricPaths.length + 2);
+		const sheetsDate = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
+		for (const field of ['fromLocal', 'toLocal', 'retrievedAtLocal'])
+			expect(row[field]).toMatch(sheetsDate);
 		expect(row).toMatchObject({ userPresenceStatus: 'available', queueConversationStatus: 'new' });
 		// fromUtc, toUtc and retrievedAtUtc in UTC; toUtc is the end the reporting metrics were asked for.
 		const utc = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
