@@ -107,9 +107,19 @@ export async function startSampleCall(context: IHookFunctions, endpoint: Endpoin
 	if (context.getNodeParameter('testEvent', 'service') !== 'sample') return;
 	if (context.getActivationMode() !== 'manual') return;
 	const signingKey = await signingKeyOf(context);
-	if (!signingKey.ok) return;
+	if (!signingKey.ok) {
+		context.logger.warn(
+			`Contact Center Trigger: no signed sample ${endpoint} call was made: ${signingKey.message}`,
+		);
+		return;
+	}
 	const url = context.getNodeWebhookUrl('default');
-	if (url === undefined) return;
+	if (url === undefined) {
+		context.logger.warn(
+			`Contact Center Trigger: no signed sample ${endpoint} call was made: n8n gave this test run no Test URL; call the trigger's Test URL as the service would instead`,
+		);
+		return;
+	}
 	const rawBody = JSON.stringify(sampleBody(endpoint, new Date()));
 	const signature = computeSignature(signingKey.key, Buffer.from(rawBody));
 	void sleep(SAMPLE_CALL_DELAY_MS)

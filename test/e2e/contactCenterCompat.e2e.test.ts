@@ -154,8 +154,12 @@ describe('action workflows executed by n8n', () => {
 		const recipients: Json[] = run.output('Contacts to remind');
 		const sent: Json[] = run.output('Send reminders');
 		expect(sent).toHaveLength(recipients.length);
-		// The outcome first, then the contact, and the input row's own fields (no Merge).
-		expect(Object.keys(sent[0]).slice(0, 2)).toEqual(['outcome', 'contact']);
+		// The outcome first, then the input row's own fields (no Merge), then the contact.
+		expect(Object.keys(sent[0]).slice(0, Object.keys(recipients[0]).length + 2)).toEqual([
+			'outcome',
+			...Object.keys(recipients[0]),
+			'contact',
+		]);
 		expect(sent).toEqual(
 			recipients.map((r) =>
 				expect.objectContaining({ ...r, outcome: 'accepted', contact: r.phone }),
@@ -247,7 +251,7 @@ describe('action workflows executed by n8n', () => {
 		expect(again[0]).toMatchObject({
 			correlationId: sent[0].correlationId,
 			sentAt: sent[0].sentAt,
-			note: '',
+			note: expect.stringMatching(/^Nothing sent again: /),
 		});
 		expect(again[2].note).toContain('FAILED');
 		expect(again[3].note).toContain('DELIVERING_FAILED');

@@ -1,5 +1,6 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
+import { NOT_YET_DELIVERED_NOTE } from '../../nodes/ContactCenter/helpers/deliveryNote';
 import {
 	describeError,
 	runContactCenter,
@@ -37,34 +38,53 @@ describe('Contact Center: Get Delivery Report', () => {
 		return json;
 	}
 
-	it("one flat row per contact from Send's output: received, status, reason, contact, correlationId, then the input's fields", async () => {
+	it("one flat row per contact from Send's output: received, status, reason, then the input's fields, then contact and correlationId", async () => {
 		const input = await sent();
 		const { json, items, error } = await runContactCenter(fixture.credentials, report(), input);
 		expect(error).toBeUndefined();
+		// Send's note says what each status means: the service accepting a message is not delivery.
 		const expected = [
-			['yes', 'DELIVERED', ''],
-			['unconfirmed', 'SENT', ''],
-			['no', 'FAILED', 'Invalid phone number'],
+			['yes', 'DELIVERED', '', ''],
+			[
+				'unconfirmed',
+				'SENT',
+				'',
+				'Accepted and sent, delivery not confirmed: no delivery report has come back yet.',
+			],
+			[
+				'no',
+				'FAILED',
+				'Invalid phone number',
+				'Accepted, then failed: the service could not send it (see reason).',
+			],
 			// The service gives no reason for DELIVERING_FAILED: an empty cell.
-			['no', 'DELIVERING_FAILED', ''],
+			[
+				'no',
+				'DELIVERING_FAILED',
+				'',
+				'Accepted and sent, but not delivered to the contact (see reason).',
+			],
 		];
+		expect(input.map((row) => row.note)).toEqual(input.map(() => NOT_YET_DELIVERED_NOTE));
 		expect(json).toEqual(
-			expected.map(([received, status, reason], i) => ({
+			expected.map(([received, status, reason, note], i) => ({
 				received,
 				status,
 				reason,
 				contact: CONTACTS[i].phone,
 				correlationId: input[i].correlationId,
 				...input[i],
+				note,
 			})),
 		);
 		expect(Object.keys(json[0]).slice(0, 5)).toEqual([
 			'received',
 			'status',
 			'reason',
-			'contact',
-			'correlationId',
+			'outcome',
+			'firstName',
 		]);
+		expect(Object.keys(json[0]).slice(-2)).toEqual(['contact', 'correlationId']);
 		expect(json.map((row) => [row.firstName, row.outcome])).toEqual(
 			CONTACTS.map((contact) => [contact.firstName, 'accepted']),
 		);
@@ -203,7 +223,8 @@ describe('Contact Center: Get Delivery Report', () => {
 			error: expect.stringContaining("found nothing for correlation ID 'no-such-id'"),
 			firstName: 'Grace',
 		});
-		expect(Object.keys(rows.json[1]).slice(0, 5)).toEqual(Object.keys(rows.json[0]).slice(0, 5));
+		expect(Object.keys(rows.json[1]).slice(0, 3)).toEqual(Object.keys(rows.json[0]).slice(0, 3));
+		expect(Object.keys(rows.json[1]).slice(3, 5)).toEqual(['error', 'firstName']);
 		expect(rows.items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
 
 		const summary = await runContactCenter(

@@ -1,5 +1,6 @@
 import { getGlobalState, sleep } from 'n8n-workflow';
 
+import { NOT_YET_DELIVERED_NOTE } from '../../nodes/ContactCenter/helpers/deliveryNote';
 import { sheetsDateTime } from '../../nodes/ContactCenter/helpers/dateTime';
 import {
 	describeError,
@@ -34,16 +35,16 @@ describe('Contact Center: Proactive Message -> Send', () => {
 			// The same moment in the workflow's zone, as Google Sheets reads a date and time.
 			sentAtLocal: sheetsDateTime(Date.parse(json[0].sentAt as string), WORKFLOW_TIME_ZONE),
 			possibleDuplicate: false,
-			note: '',
+			note: NOT_YET_DELIVERED_NOTE,
 			medium: 'TWILIO',
 			mediumName: 'SMS via Twilio',
 			channel: 'Support SMS',
 			messageType: 'text',
 			attempts: 1,
-			// The input item's fields, after the row's own (Include Input Fields).
+			// The input item's fields, right after the outcome (Include Input Fields).
 			phone: '+15551230001',
 		});
-		expect(Object.keys(json[0]).slice(0, 2)).toEqual(['outcome', 'contact']);
+		expect(Object.keys(json[0]).slice(0, 3)).toEqual(['outcome', 'phone', 'contact']);
 		expect(json[1].contact).toBe('+15551230002');
 		expect(sendsOf().map((r) => r.body)).toEqual([
 			{
@@ -192,14 +193,23 @@ describe('Contact Center: Proactive Message -> Send', () => {
 			[{ phone: '+15551234567' }, { phone: '+15550000000' }],
 		);
 		expect(error).toBeUndefined();
-		expect(json[0]).toMatchObject({ received: 'yes', status: 'DELIVERED', reason: '' });
+		// The note says what the status means: a delivered row's is empty, a failed one's says
+		// that the service accepted it and then it failed.
+		expect(json[0]).toMatchObject({ received: 'yes', status: 'DELIVERED', reason: '', note: '' });
 		expect(json[1]).toMatchObject({
 			received: 'no',
 			status: 'FAILED',
 			reason: 'Invalid phone number',
+			note: 'Accepted, then failed: the service could not send it (see reason).',
 		});
-		// Right after the outcome, before the rest of the row.
-		expect(Object.keys(json[1]).slice(0, 4)).toEqual(['outcome', 'received', 'status', 'reason']);
+		// Right after the outcome, before the input's fields and the rest of the row.
+		expect(Object.keys(json[1]).slice(0, 5)).toEqual([
+			'outcome',
+			'received',
+			'status',
+			'reason',
+			'phone',
+		]);
 	});
 });
 

@@ -102,6 +102,8 @@ describe('Contact Center: Get Status and Get Failed', () => {
 				status: 'FAILED',
 				reason: 'Invalid phone number',
 				correlationId: failed,
+				// Send's note, once the status is read: acceptance was not delivery.
+				note: 'Accepted, then failed: the service could not send it (see reason).',
 			},
 			{
 				...sent.json[1],
@@ -109,14 +111,11 @@ describe('Contact Center: Get Status and Get Failed', () => {
 				status: 'DELIVERING_FAILED',
 				reason: '',
 				correlationId: undelivered,
+				note: 'Accepted and sent, but not delivered to the contact (see reason).',
 			},
 		]);
-		expect(Object.keys(json[0]).slice(0, 4)).toEqual([
-			'contact',
-			'status',
-			'reason',
-			'correlationId',
-		]);
+		// What became of the message, then the input's own fields (Send's outcome, the first name).
+		expect(Object.keys(json[0]).slice(0, 4)).toEqual(['status', 'reason', 'outcome', 'firstName']);
 		expect(json.map((row) => [row.firstName, row.outcome])).toEqual([
 			['Alan', 'accepted'],
 			['Margaret', 'accepted'],
@@ -298,7 +297,7 @@ describe('Contact Center: Get Status and Get Failed', () => {
 		expect(logs.at('warn')).toHaveLength(1);
 	});
 
-	it("Get Status rows carry the contact of Send and, after their own, the fields of Send's row (outcome, sentAt)", async () => {
+	it("Get Status rows carry the contact of Send and, after the status columns, the fields of Send's row (outcome, sentAt)", async () => {
 		const sent = await runContactCenter(
 			fixture.credentials,
 			sendParameters({ contact: '+15551239999' }),
@@ -318,13 +317,9 @@ describe('Contact Center: Get Status and Get Failed', () => {
 			outcome: 'accepted',
 			sentAt: sent.json[0].sentAt,
 		});
-		// Get Failed's rows start with the same two columns.
-		expect(Object.keys(json[0]).slice(0, 4)).toEqual([
-			'contact',
-			'status',
-			'received',
-			'correlationId',
-		]);
+		// Get Failed's rows start with status too; the input's fields follow the status columns.
+		expect(Object.keys(json[0]).slice(0, 3)).toEqual(['status', 'received', 'outcome']);
+		expect(Object.keys(json[0]).slice(-2)).toEqual(['contact', 'correlationId']);
 	});
 
 	it("quotes the service's words for an unknown correlation id and says what to use instead", async () => {

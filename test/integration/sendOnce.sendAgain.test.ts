@@ -3,6 +3,7 @@
  * FAILED or was not delivered, and to nobody else. The Contact Center node through n8n-core
  * against the service's simulator, the record in the data table API stand-in.
  */
+import { ALREADY_SENT_NOTE } from '../../nodes/ContactCenter/actions/proactiveMessage/send/outcome';
 import { runContactCenter, sendParameters } from './contactCenterFixture';
 import { useRecordApi, useSimulatorBeside } from './recordFaults';
 
@@ -52,7 +53,7 @@ test('a rerun with Send Again To Nobody sends nothing; with Contacts Whose Messa
 
 	const nobody = await send('nobody');
 	expect(nobody.map((row) => row.outcome)).toEqual(contacts.map(() => 'already accepted'));
-	expect(nobody.map((row) => row.note)).toEqual(contacts.map(() => ''));
+	expect(nobody.map((row) => row.note)).toEqual(contacts.map(() => ALREADY_SENT_NOTE));
 	expect(contacts.map((c) => timesMessaged(c.phone))).toEqual([1, 1, 1, 1]);
 
 	const again = await send('failed');

@@ -289,6 +289,24 @@ describe('Contact Center Trigger: Test Event Signed Sample Call', () => {
 		await sleep(1800);
 		expect([...atDefault.made, ...published.made]).toEqual([]);
 	});
+
+	it('says in the log why no sample call is made: no Test URL, or a secret that cannot be used', async () => {
+		const noUrl = listening('lookup', 'sample');
+		(noUrl.context as { getNodeWebhookUrl: () => undefined }).getNodeWebhookUrl = () => undefined;
+		const badSecret = listening('writeBack', 'sample');
+		(badSecret.context as { getCredentials: () => Promise<IDataObject> }).getCredentials =
+			async () => ({ secret: 'not hex' });
+		await startSampleCall(noUrl.context, 'lookup');
+		await startSampleCall(badSecret.context, 'writeBack');
+		expect([...noUrl.made, ...badSecret.made]).toEqual([]);
+		expect(noUrl.logged).toEqual([
+			"Contact Center Trigger: no signed sample lookup call was made: n8n gave this test run no Test URL; call the trigger's Test URL as the service would instead",
+		]);
+		expect(badSecret.logged).toHaveLength(1);
+		expect(badSecret.logged[0]).toMatch(
+			/^Contact Center Trigger: no signed sample writeBack call was made: The "secret" credential \(Contact Center Signing Secret API\) cannot be used: /,
+		);
+	});
 });
 
 describe('Contact Center Trigger: signature check on every endpoint', () => {

@@ -4,6 +4,11 @@ import {
 	rowOfUnsentItem,
 	textAt,
 } from '../../nodes/ContactCenter/helpers/deliveryReport';
+import { POSSIBLE_DUPLICATE_NOTE } from '../../nodes/ContactCenter/actions/proactiveMessage/send/outcome';
+import {
+	NOT_YET_DELIVERED_NOTE,
+	withDeliveryNote,
+} from '../../nodes/ContactCenter/helpers/deliveryNote';
 import { withInputFields } from '../../nodes/ContactCenter/helpers/items';
 import {
 	currentStatusOf,
@@ -17,14 +22,82 @@ import { sentAgainKey } from '../../nodes/ContactCenter/actions/proactiveMessage
 const overviewOf = (statuses: Record<string, number>) =>
 	normalizeStatusOverview({ correlationId: 'c-1', statuses }, 'c-1');
 
+describe('withDeliveryNote (acceptance is not delivery)', () => {
+	const accepted = {
+		outcome: 'accepted',
+		firstName: 'Ada',
+		note: `${NOT_YET_DELIVERED_NOTE} ${POSSIBLE_DUPLICATE_NOTE}`,
+	};
+
+	it('says what the status read means instead of "not delivered yet", keeping the other notes', () => {
+		const failed = withDeliveryNote({ ...accepted, received: 'no', status: 'FAILED' });
+		expect(failed.note).toBe(
+			`Accepted, then failed: the service could not send it (see reason). ${POSSIBLE_DUPLICATE_NOTE}`,
+		);
+		expect(withDeliveryNote({ ...accepted, status: 'DELIVERING_FAILED' }).note).toMatch(
+			/^Accepted and sent, but not delivered to the contact/,
+		);
+		expect(withDeliveryNote({ ...accepted, status: 'SENT' }).note).toMatch(
+			/^Accepted and sent, delivery not confirmed/,
+		);
+		expect(withDeliveryNote({ ...accepted, status: 'DELIVERED' }).note).toBe(
+			POSSIBLE_DUPLICATE_NOTE,
+		);
+		expect(withDeliveryNote({ ...accepted, status: 'ON_HOLD' }).note).toBe(
+			`Accepted, delivery not known: the service gave the status ON_HOLD. ${POSSIBLE_DUPLICATE_NOTE}`,
+		);
+	});
+
+	it("leaves the note's place and a rerun's note as they are", () => {
+		const rerun = { outcome: 'already accepted', note: 'Nothing sent again: x', status: 'FAILED' };
+		const noted = withDeliveryNote({ ...rerun, received: 'no' });
+		expect(Object.keys(noted)).toEqual(['outcome', 'note', 'status', 'received']);
+		expect(noted.note).toBe(
+			'Accepted, then failed: the service could not send it (see reason). Nothing sent again: x',
+		);
+	});
+
+	it("leaves rows that are not Send's, or have no status, as they are", () => {
+		const status = { status: 'FAILED', contact: '+3161' };
+		expect(withDeliveryNote(status)).toBe(status);
+		const notSent = { outcome: 'not sent', status: 'FAILED', note: '' };
+		expect(withDeliveryNote(notSent)).toBe(notSent);
+		const unread = { ...accepted, status: '' };
+		expect(withDeliveryNote(unread)).toBe(unread);
+	});
+});
+
 describe('withInputFields (Include Input Fields)', () => {
-	it("puts the row's fields first, then the input item's others", () => {
+	it("puts the row's status columns first, then the input item's fields, then the row's others", () => {
 		const merged = withInputFields(
-			{ outcome: 'accepted', contact: '+31612345678' },
+			{ outcome: 'accepted', contact: '+31612345678', correlationId: 'c-1' },
 			{ firstName: 'Ada', phone: '+31612345678', customerId: 'CUST-1815' },
 		);
-		expect(Object.keys(merged)).toEqual(['outcome', 'contact', 'firstName', 'phone', 'customerId']);
+		expect(Object.keys(merged)).toEqual([
+			'outcome',
+			'firstName',
+			'phone',
+			'customerId',
+			'contact',
+			'correlationId',
+		]);
 		expect(merged.firstName).toBe('Ada');
+	});
+
+	it("keeps the row's order of its status columns: Get Status and Get Failed both start with status", () => {
+		const input = { firstName: 'Ada', outcome: 'accepted' };
+		const status = withInputFields({ contact: '+3161', status: 'FAILED', received: 'no' }, input);
+		const failed = withInputFields({ contact: '+3161', status: 'FAILED', reason: 'x' }, input);
+		expect(Object.keys(status)).toEqual(['status', 'received', 'firstName', 'outcome', 'contact']);
+		expect(Object.keys(failed)).toEqual(['status', 'reason', 'firstName', 'outcome', 'contact']);
+	});
+
+	it("puts a failed item's error next to its outcome, before the input's fields", () => {
+		const merged = withInputFields(
+			{ outcome: 'not sent', contact: '', error: 'Contact is empty' },
+			{ firstName: 'Ada' },
+		);
+		expect(Object.keys(merged)).toEqual(['outcome', 'error', 'firstName', 'contact']);
 	});
 
 	it("keeps the row's value of a field the input has too", () => {

@@ -76,9 +76,11 @@ describe('example workflows', () => {
 		expect(workflow.connections['Wait for delivery'].main[0].map(({ node }) => node)).toContain(
 			'Delivery report',
 		);
-		expect(
-			workflow.nodes.filter((node) => node.type === 'n8n-nodes-base.code').map(({ name }) => name),
-		).toEqual(['Contacts to remind']);
+		// No Code node at all: the send list is a Set node split into one item per contact.
+		expect(workflow.nodes.map(({ type }) => type)).not.toContain('n8n-nodes-base.code');
+		expect(workflow.connections['Contact list'].main[0].map(({ node }) => node)).toEqual([
+			'Contacts to remind',
+		]);
 	});
 
 	it.each(files)(

@@ -1,13 +1,16 @@
 import type { IExecuteFunctions, INode } from 'n8n-workflow';
 
 import { sentDetailText } from '../../nodes/ContactCenter/actions/proactiveMessage/send/onceSettings';
+import { NOT_YET_DELIVERED_NOTE } from '../../nodes/ContactCenter/helpers/deliveryNote';
 import {
+	ALREADY_SENT_NOTE,
 	correlationIdOf,
 	failedSendFields,
 	mediumName,
 	outcomeOfError,
 	sentAgainNote,
 	POSSIBLE_DUPLICATE_NOTE,
+	SENT_EARLIER_NOTE,
 	sentRow,
 	skippedRow,
 	statusNotReadNote,
@@ -95,7 +98,7 @@ const DETAIL_COLUMNS = [
 ];
 
 describe('the rows of a send', () => {
-	it('an accepted message: accepted, its contact, correlationId and time; a possible second copy in the note', () => {
+	it('an accepted message: accepted, its contact, correlationId and time; the note says it is not delivered yet, and a possible second copy', () => {
 		const row = sentRow(
 			message,
 			{
@@ -111,7 +114,7 @@ describe('the rows of a send', () => {
 			contact: '+31612345678',
 			correlationId: 'c-1',
 			sentAt: '2026-11-22T12:00:00.000Z',
-			note: POSSIBLE_DUPLICATE_NOTE,
+			note: `${NOT_YET_DELIVERED_NOTE} ${POSSIBLE_DUPLICATE_NOTE}`,
 		});
 		expect(Object.keys(row)).toEqual(COLUMNS);
 	});
@@ -151,11 +154,11 @@ describe('the rows of a send', () => {
 			false,
 		);
 		expect(row).toMatchObject({ outcome: 'accepted', correlationId: 'c-2' });
-		expect(row.note).toBe(sentAgainNote('DELIVERING_FAILED'));
+		expect(row.note).toBe(`${NOT_YET_DELIVERED_NOTE} ${sentAgainNote('DELIVERING_FAILED')}`);
 		expect(row.note).toContain('DELIVERING_FAILED');
 	});
 
-	it('a message the record has as sent: already accepted, with the earlier time and id, and no note', () => {
+	it('a message the record has as sent: already accepted, with the earlier time and id; the note says nothing was sent again', () => {
 		const detail = sentDetailText({ correlationId: 'c-0', sentAt: '2026-11-21T08:00:00.000Z' });
 		const row = skippedRow(message, { kind: 'alreadySent', at: 0, detail }, false);
 		expect(row).toEqual({
@@ -163,8 +166,21 @@ describe('the rows of a send', () => {
 			contact: '+31612345678',
 			correlationId: 'c-0',
 			sentAt: '2026-11-21T08:00:00.000Z',
-			note: '',
+			note: ALREADY_SENT_NOTE,
 		});
+		expect(row.note).toMatch(/^Nothing sent again: /);
+	});
+
+	it("a message n8n's store has as sent: already accepted, no earlier time or id; the note says nothing was sent again", () => {
+		const row = skippedRow(message, { kind: 'sentEarlier' }, false);
+		expect(row).toEqual({
+			outcome: 'already accepted',
+			contact: '+31612345678',
+			correlationId: '',
+			sentAt: '',
+			note: SENT_EARLIER_NOTE,
+		});
+		expect(row.note).toMatch(/^Nothing sent again: /);
 	});
 
 	it('already accepted, and the status Send Again To needed could not be read: the note says so', () => {

@@ -9,19 +9,28 @@ export interface ItemHandler {
 	run: (itemIndex: number) => Promise<IDataObject | IDataObject[]>;
 	/** Fields that keep a failed item joinable to its input row when Continue On Fail is on. */
 	failedItemFields?: (itemIndex: number, error: unknown) => IDataObject;
-	/** Whether each output row carries its input item's fields after its own (Include Input Fields). */
+	/** Whether each output row carries its input item's fields (Include Input Fields). */
 	includeInputFields?: boolean;
 }
 
+/** The columns that say what became of a row's message: they stay before the input's fields. */
+const STATUS_COLUMNS = ['outcome', 'received', 'status', 'reason', 'error'];
+
 /**
- * The row's own fields first, then the input item's other fields, as n8n's Set node does with
- * "Include Other Input Fields": a field of the row wins over an input field of the same name.
+ * The row's status columns first (those of STATUS_COLUMNS it has, in its order), then the input
+ * item's fields, then the row's other columns: the user's own fields (first name, customer ID)
+ * show next to what happened, without scrolling. A column of the row wins over an input field of
+ * the same name, as with Set's Include Other Input Fields.
  */
 export function withInputFields(row: IDataObject, input: IDataObject | undefined): IDataObject {
-	const merged: IDataObject = { ...row };
-	for (const [key, value] of Object.entries(input ?? {})) {
-		if (!(key in merged)) merged[key] = value;
+	const merged: IDataObject = {};
+	for (const [key, value] of Object.entries(row)) {
+		if (STATUS_COLUMNS.includes(key)) merged[key] = value;
 	}
+	for (const [key, value] of Object.entries(input ?? {})) {
+		if (!(key in row)) merged[key] = value;
+	}
+	for (const [key, value] of Object.entries(row)) merged[key] = value;
 	return merged;
 }
 

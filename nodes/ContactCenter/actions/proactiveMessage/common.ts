@@ -6,6 +6,7 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
+import { withDeliveryNote } from '../../helpers/deliveryNote';
 import { processItems } from '../../helpers/items';
 import type { ErrorContext } from '../../helpers/nodeErrors';
 
@@ -75,7 +76,7 @@ export const includeInputFieldsOption: INodeProperties = {
 	type: 'boolean',
 	default: true,
 	description:
-		"Whether each output item keeps its input item's fields (e.g. first name, customer ID) after its own, as Set's Include Other Input Fields does",
+		"Whether each output item keeps its input item's fields (e.g. first name, customer ID), right after the status columns",
 };
 
 /** The Options of Get Status and Get Failed: Include Input Fields. */
@@ -111,10 +112,16 @@ export async function executePerCorrelationId(
 		itemIndex: number,
 	) => Promise<IDataObject | IDataObject[]>,
 ): Promise<INodeExecutionData[]> {
-	return await processItems.call(this, {
+	const rows = await processItems.call(this, {
 		errorContext: (i) => statusErrorContext.call(this, i),
 		failedItemFields: (i) => ({ correlationId: correlationIdAsEntered.call(this, i) }),
 		includeInputFields: readIncludeInputFields.call(this),
 		run: async (i) => await read.call(this, readCorrelationId.call(this, i), i),
 	});
+	return withDeliveryNotes(rows);
+}
+
+/** Rows that carry Send's columns (Include Input Fields) say what their status means in Send's note. */
+export function withDeliveryNotes(rows: INodeExecutionData[]): INodeExecutionData[] {
+	return rows.map((row) => ({ ...row, json: withDeliveryNote(row.json) }));
 }

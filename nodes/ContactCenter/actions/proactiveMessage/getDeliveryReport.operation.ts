@@ -28,6 +28,7 @@ import {
 	sentToContactProperty,
 	statusErrorContext,
 	statusOptionsProperty,
+	withDeliveryNotes,
 } from './common';
 import {
 	DetailsNotRead,
@@ -147,7 +148,7 @@ async function reportRows(
 		run: async (i) => await readReportRow.call(this, i, notRead),
 	});
 	notRead.report(this);
-	return rows;
+	return withDeliveryNotes(rows);
 }
 
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {

@@ -5,6 +5,7 @@ import {
 	type INodeExecutionData,
 } from 'n8n-workflow';
 
+import { withDeliveryNote } from '../../../helpers/deliveryNote';
 import { currentStatusOf, FINAL_STATUSES, receivedOf } from '../../../helpers/statusOverview';
 import { notReceivedReason } from '../getDeliveryReport.operation';
 import { DetailsNotRead } from '../getFailed.operation';
@@ -24,7 +25,8 @@ export function withStatusFields(json: IDataObject, status: IDataObject): IDataO
  * Polls Get Status, once per correlation id per round, until every sent message has a final status
  * or the timeout passes. Each item of a message that went out, in this run or an earlier one
  * (already accepted, whose outcome says so), gets `received` (yes, no, unconfirmed), `status` (the
- * status last read) and `reason` (the service's, for FAILED and DELIVERING_FAILED, else ''). A
+ * status last read), `reason` (the service's, for FAILED and DELIVERING_FAILED, else '') and a
+ * note that says what the status means. A
  * status that cannot be read does not fail the item: the message was sent; `statusError` says why
  * the status is not known.
  */
@@ -66,12 +68,14 @@ export async function addFinalStatuses(
 	for (const [item, { status, error }] of statusOf) {
 		const correlationId = String(item.json.correlationId);
 		const reason = await notReceivedReason.call(this, correlationId, status, notRead);
-		item.json = withStatusFields(item.json, {
-			received: receivedOf(status),
-			status,
-			reason,
-			...(error === undefined ? {} : { statusError: error }),
-		});
+		item.json = withDeliveryNote(
+			withStatusFields(item.json, {
+				received: receivedOf(status),
+				status,
+				reason,
+				...(error === undefined ? {} : { statusError: error }),
+			}),
+		);
 	}
 	notRead.report(this);
 }

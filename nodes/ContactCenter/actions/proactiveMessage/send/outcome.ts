@@ -6,6 +6,7 @@ import {
 } from 'n8n-workflow';
 
 import { ServiceRequestError } from '../../../transport';
+import { NOT_YET_DELIVERED_NOTE } from '../../../helpers/deliveryNote';
 import { MAY_HAVE_BEEN_SENT } from '../../../helpers/nodeErrors';
 import { readMessageAddress } from './body';
 import { MEDIUM_OPTIONS } from './description';
@@ -184,7 +185,10 @@ export function sentRow(
 			correlationId: sent.correlationId,
 			possibleDuplicate: sent.uncertainAttempts > 0,
 			attempts: sent.attempts,
-			note: sent.sentAgainAfter === undefined ? '' : sentAgainNote(sent.sentAgainAfter),
+			note:
+				sent.sentAgainAfter === undefined
+					? NOT_YET_DELIVERED_NOTE
+					: `${NOT_YET_DELIVERED_NOTE} ${sentAgainNote(sent.sentAgainAfter)}`,
 		},
 		includeDetails,
 	);
@@ -192,8 +196,8 @@ export function sentRow(
 
 /**
  * The row of an item whose message this run did not send because of Send Once. An earlier run's
- * send is already accepted: its sentAt and correlationId are the earlier ones (the note stays
- * empty, the outcome says it).
+ * send is already accepted: its sentAt and correlationId are the earlier ones (when the store
+ * keeps them), and the note says that nothing was sent again.
  */
 export function skippedRow(
 	message: MessageFields,
@@ -201,10 +205,9 @@ export function skippedRow(
 	includeDetails: boolean,
 ): IDataObject {
 	if (skip.kind === 'sentEarlier') {
-		const note = 'Nothing sent again: this node sent this message within the Send Once Period';
 		return row(
 			message,
-			{ outcome: 'already accepted', possibleDuplicate: false, attempts: 0, note },
+			{ outcome: 'already accepted', possibleDuplicate: false, attempts: 0, note: SENT_EARLIER_NOTE },
 			includeDetails,
 		);
 	}
@@ -218,7 +221,10 @@ export function skippedRow(
 				correlationId: detail.correlationId,
 				possibleDuplicate: false,
 				attempts: 0,
-				note: skip.statusNotRead === undefined ? '' : statusNotReadNote(skip.statusNotRead),
+				note:
+					skip.statusNotRead === undefined
+						? ALREADY_SENT_NOTE
+						: statusNotReadNote(skip.statusNotRead),
 			},
 			includeDetails,
 		);
@@ -234,6 +240,14 @@ export function skippedRow(
 		includeDetails,
 	);
 }
+
+/** A rerun's row in n8n's store, which keeps no correlationId nor time of the earlier send. */
+export const SENT_EARLIER_NOTE =
+	'Nothing sent again: this node sent this message in an earlier run, within the Send Once Period.';
+
+/** A rerun's row in a Data Table, which keeps the earlier send's correlationId and sentAt. */
+export const ALREADY_SENT_NOTE =
+	'Nothing sent again: this node sent this message in an earlier run, whose correlationId and sentAt these are.';
 
 export const statusNotReadNote = (error: string) =>
 	`Not sent again: the status of the message an earlier run sent could not be read (${error})`;
