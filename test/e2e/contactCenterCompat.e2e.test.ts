@@ -200,7 +200,13 @@ describe('action workflows executed by n8n', () => {
 		expect(statuses).toHaveLength(recipients.length);
 		for (const [i, status] of statuses.entries()) {
 			const message = stored.find((m) => m.correlationId === sent[i].correlationId)!;
-			expect(Object.keys(status).slice(0, 3)).toEqual(['contact', 'status', 'received']);
+			// What happened first, then the contact's own fields (through Send's row), on screen.
+			expect(Object.keys(status).slice(0, 4)).toEqual([
+				'status',
+				'received',
+				'outcome',
+				'firstName',
+			]);
 			expect(status).toMatchObject({
 				received: received[message.status as keyof typeof received],
 				status: message.status,
@@ -223,7 +229,25 @@ describe('action workflows executed by n8n', () => {
 		};
 		expect(run.output('Delivery report')).toEqual([summary]);
 
+		// Send's note says acceptance is not delivery, then what each status read means.
+		expect(sent.map((s) => s.note)).toEqual(
+			sent.map(() => expect.stringMatching(/^Accepted is not delivered yet: /)),
+		);
+		const statusNote = {
+			DELIVERED: '',
+			FAILED: 'Accepted, then failed: the service could not send it (see reason).',
+			DELIVERING_FAILED: 'Accepted and sent, but not delivered to the contact (see reason).',
+			SENT: 'Accepted and sent, delivery not confirmed: no delivery report has come back yet.',
+		};
+		expect(statuses.map((s) => s.note)).toEqual(
+			statuses.map((s) => statusNote[s.status as keyof typeof statusNote]),
+		);
+
 		const notReceived: Json[] = run.output('Who did not get it') ?? [];
+		// Read a second time (Get Status, then Get Failed): the note says it once.
+		expect(notReceived.map((s) => s.note)).toEqual(
+			notReceived.map((s) => statusNote[s.status as keyof typeof statusNote]),
+		);
 		const failed = stored.filter((m) => ['FAILED', 'DELIVERING_FAILED'].includes(m.status));
 		expect(failed.map((m) => m.status).sort()).toEqual(['DELIVERING_FAILED', 'FAILED']);
 		expect(notReceived).toEqual(

@@ -48,6 +48,19 @@ describe('withDeliveryNote (acceptance is not delivery)', () => {
 		);
 	});
 
+	it('says it once when a row is read again (Get Status, then Get Failed on its rows)', () => {
+		const once = withDeliveryNote({ ...accepted, status: 'SENT' });
+		const twice = withDeliveryNote({ ...once, status: 'FAILED' });
+		expect(twice.note).toBe(
+			`Accepted, then failed: the service could not send it (see reason). ${POSSIBLE_DUPLICATE_NOTE}`,
+		);
+		const odd = withDeliveryNote({ ...accepted, status: 'ON_HOLD' });
+		expect(withDeliveryNote({ ...odd, status: 'DELIVERED' }).note).toBe(POSSIBLE_DUPLICATE_NOTE);
+		expect(withDeliveryNote(withDeliveryNote({ ...accepted, status: 'FAILED' }))).toEqual(
+			withDeliveryNote({ ...accepted, status: 'FAILED' }),
+		);
+	});
+
 	it("leaves the note's place and a rerun's note as they are", () => {
 		const rerun = { outcome: 'already accepted', note: 'Nothing sent again: x', status: 'FAILED' };
 		const noted = withDeliveryNote({ ...rerun, received: 'no' });

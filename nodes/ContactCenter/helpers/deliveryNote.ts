@@ -18,8 +18,22 @@ const STATUS_NOTES: Record<string, string> = {
 	UNKNOWN: 'Accepted, delivery not known: the service gave no status for it yet.',
 };
 
-const statusNote = (status: string) =>
-	STATUS_NOTES[status] ?? `Accepted, delivery not known: the service gave the status ${status}.`;
+const OTHER_STATUS_NOTE = 'Accepted, delivery not known: the service gave the status';
+
+const statusNote = (status: string) => STATUS_NOTES[status] ?? `${OTHER_STATUS_NOTE} ${status}.`;
+
+/** The row's notes other than what a status meant: a row read before (Get Status, then Get Failed) says it once. */
+function otherNotes(note: string): string {
+	let others = note.replace(NOT_YET_DELIVERED_NOTE, '');
+	for (const known of Object.values(STATUS_NOTES))
+		if (known !== '') others = others.replace(known, '');
+	const other = others.indexOf(OTHER_STATUS_NOTE);
+	if (other !== -1) {
+		const end = others.indexOf('.', other + OTHER_STATUS_NOTE.length);
+		others = others.slice(0, other) + others.slice(end === -1 ? others.length : end + 1);
+	}
+	return others.trim();
+}
 
 /**
  * Send's row (`accepted`, or `already accepted` by an earlier run) with its status read: the note
@@ -29,9 +43,7 @@ const statusNote = (status: string) =>
 export function withDeliveryNote(json: IDataObject): IDataObject {
 	if (json.outcome !== 'accepted' && json.outcome !== 'already accepted') return json;
 	if (typeof json.status !== 'string' || json.status === '') return json;
-	const others = String(json.note ?? '')
-		.replace(NOT_YET_DELIVERED_NOTE, '')
-		.trim();
+	const others = otherNotes(String(json.note ?? ''));
 	return {
 		...json,
 		note: [statusNote(json.status), others].filter((part) => part !== '').join(' '),
