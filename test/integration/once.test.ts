@@ -387,7 +387,42 @@ describe('once in the shared table: two processes claiming one key at the same m
 			expect(rowsOf(work)).toHaveLength(1);
 			expect(ticketOf(claims[1]).claimId).toBe(holderRow.id);
 		});
-	});
+		// The late claim reads again for up to 10 s (losers' deletes may be that slow) before it
+		// gives up beside the younger holder.
+	}, 30_000);
+});
+
+describe('once in the shared table: six deliveries of one key at once, with slow deletes', () => {
+	it('one of them claims it when n8n answers each losing claim\'s delete 2.5 s late', async () => {
+		const work = newWork();
+		const other = onceInAnotherProcess();
+		await withOnce(async (context) => {
+			await once.check(context, work);
+			await other.check(context, work);
+			// Every insert lands before any read (the first six reads answered 300 ms late), so each
+			// claim sees all six rows; the losers delete theirs as they give up, and n8n under load
+			// answers those deletes late.
+			let slowReads = 6;
+			fixture.api.setFaults(({ operation }) => {
+				if (operation === 'deleteRows') return { delayMs: 2500 };
+				if (operation === 'getRows' && slowReads > 0) {
+					slowReads--;
+					return { delayMs: 300 };
+				}
+				return undefined;
+			});
+			const claims = await Promise.all(
+				Array.from({ length: 6 }, async (_, i) =>
+					await (i % 2 === 0 ? once : other).claim(context, work, 'writeBack'),
+				),
+			);
+			fixture.api.setFaults(() => undefined);
+			const states = claims.map((claim) => claim.state).sort();
+			expect(states).toEqual(['claimed', 'running', 'running', 'running', 'running', 'running']);
+			const holder = claims.find((claim) => claim.state === 'claimed');
+			expect(rowsOf(work).map((row) => row.id)).toEqual([ticketOf(holder!).claimId]);
+		});
+	}, 30_000);
 });
 
 describe('once.activate', () => {

@@ -33,10 +33,13 @@ import { deleteNowOrLater, writeDone, writeDoneLater } from './waitingWrites';
 type ClaimedRow = { state: 'claimed'; claimId: number; lapsedClaimAt?: number };
 
 // A claim beside only younger live claims reads its key again, as each of them gives up on seeing
-// it and deletes its row: up to this many reads in all, the first wait 50 to 100 ms, doubling (0.75
-// to 1.5 s in all, for deletes that n8n answers slowly). Then it gives up too.
-const CONTENDED_READS = 5;
-const CONTENDED_WAIT_MS = 50;
+// it and deletes its row: the first wait 50 to 100 ms, doubling up to 1 s, for up to 10 s in all.
+// Then it gives up too (one of the younger ones took the key before this row committed). The bound
+// is that long because n8n under load can answer the losers' deletes seconds late, and a claim
+// that gave up too early left the key to nobody: every delivery answered "running".
+const CONTENDED_FIRST_WAIT_MS = 50;
+const CONTENDED_MAX_WAIT_MS = 1000;
+const CONTENDED_FOR_MS = 10_000;
 
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
@@ -130,8 +133,13 @@ async function claimOnce(context: RecordContext, table: Table, work: Work) {
 		insertedId = await insertRow(context, table, row);
 		const inserted = { id: insertedId, token };
 		let read = await readClaim(context, table, work, inserted);
-		for (let reads = 1; read.decision.state === 'contended' && reads < CONTENDED_READS; reads++) {
-			await sleep(CONTENDED_WAIT_MS * 2 ** (reads - 1) * (1 + Math.random()));
+		const contendedUntil = Date.now() + CONTENDED_FOR_MS;
+		for (
+			let wait = CONTENDED_FIRST_WAIT_MS;
+			read.decision.state === 'contended' && Date.now() < contendedUntil;
+			wait = Math.min(wait * 2, CONTENDED_MAX_WAIT_MS)
+		) {
+			await sleep(wait * (1 + Math.random()));
 			read = await readClaim(context, table, work, inserted);
 		}
 		const { ownId, now, decision } = read;
