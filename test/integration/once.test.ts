@@ -377,11 +377,18 @@ describe('once in the shared table: two processes claiming one key at the same m
 				lateInsertArrived = true;
 				return { commitAfterMs: 500 };
 			});
+			const warned: string[] = [];
+			jest
+				.spyOn(context.logger, 'warn')
+				.mockImplementation((message: string) => void warned.push(message));
 			const late = once.claim(context, work, 'send');
 			await waitFor(() => lateInsertArrived);
 			const prompt = other.claim(context, work, 'send');
 			const claims = await Promise.all([late, prompt]);
 			expect(claims.map((claim) => claim.state)).toEqual(['running', 'claimed']);
+			// The late claim cannot learn whether the younger one holds the key: n8n's log says so.
+			expect(warned.filter((line) => line.includes('gave up after 10 s'))).toHaveLength(1);
+			jest.restoreAllMocks();
 			// The late claim's row, the older one, was deleted: only the holder's row is left.
 			const [holderRow] = rowsOf(work);
 			expect(rowsOf(work)).toHaveLength(1);
@@ -393,7 +400,7 @@ describe('once in the shared table: two processes claiming one key at the same m
 });
 
 describe('once in the shared table: six deliveries of one key at once, with slow deletes', () => {
-	it('one of them claims it when n8n answers each losing claim\'s delete 2.5 s late', async () => {
+	it("one of them claims it when n8n answers each losing claim's delete 2.5 s late", async () => {
 		const work = newWork();
 		const other = onceInAnotherProcess();
 		await withOnce(async (context) => {
@@ -412,8 +419,9 @@ describe('once in the shared table: six deliveries of one key at once, with slow
 				return undefined;
 			});
 			const claims = await Promise.all(
-				Array.from({ length: 6 }, async (_, i) =>
-					await (i % 2 === 0 ? once : other).claim(context, work, 'writeBack'),
+				Array.from(
+					{ length: 6 },
+					async (_, i) => await (i % 2 === 0 ? once : other).claim(context, work, 'writeBack'),
 				),
 			);
 			fixture.api.setFaults(() => undefined);

@@ -149,10 +149,13 @@ async function claimOnce(context: RecordContext, table: Table, work: Work) {
 		if (decision.state === 'claimed') return { ...decision, claimId: ownId };
 		const what = `the row of a claim of ${recordKey} not taken`;
 		await deleteNowOrLater(context, table, what, { id: ownId });
-		// Still beside younger claims: one of them holds the key, or will claim it again.
-		return decision.state === 'contended'
-			? { state: 'running' as const, since: decision.since }
-			: decision;
+		if (decision.state !== 'contended') return decision;
+		// Still beside younger claims: one of them holds the key, or none does and the service's
+		// next delivery takes it. Which, this claim cannot learn: said in n8n's log.
+		context.logger.warn(
+			`Contact Center record: a claim of ${recordKey} gave up after ${CONTENDED_FOR_MS / 1000} s beside younger claims of the same key. One of them holds it, or n8n's API answered their deletes that late and none does: then this delivery is answered "running" and the service's next delivery runs it.`,
+		);
+		return { state: 'running' as const, since: decision.since };
 	} finally {
 		// A claim that failed before it was decided deletes its rows, found by its token (an insert
 		// whose answer was lost leaves a row nobody knows the id of).
